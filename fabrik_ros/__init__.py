@@ -1,0 +1,1 @@
+"""FABRIK inverse kinematics for hobby-servo robot arms, with ROS 2 nodes at the edges."""

@@ -1,0 +1,36 @@
+"""Packaging for fabrik_ros: the Python package, its executables and its share/ files."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'fabrik_ros'
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench', 'bench.*']),
+    package_data={PACKAGE: ['py.typed']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+        (f'share/{PACKAGE}', ['package.xml']),
+        (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
+        (f'share/{PACKAGE}/config', glob('config/*.yaml')),
+        (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+    ],
+    install_requires=['setuptools', 'numpy', 'pyserial', 'pyyaml'],
+    zip_safe=True,
+    maintainer='fabrik_ros maintainers',
+    maintainer_email='maintainers@fabrik-ros.invalid',
+    description='FABRIK inverse kinematics for hobby-servo robot arms on ROS 2.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    entry_points={
+        'console_scripts': [
+            'fabrik_ik = fabrik_ros.nodes.ik_node:main',
+            'servo_driver = fabrik_ros.nodes.driver_node:main',
+            'sim_arm = fabrik_ros.nodes.sim_arm_node:main',
+            'sim_device = fabrik_ros.servo_io.sim_device:main',
+        ],
+    },
+)
