@@ -1,0 +1,52 @@
+#include "fsb_firmware.h"
+
+#include <avr/interrupt.h>
+#include <avr/sleep.h>
+
+#include "fsb_board.h"
+#include "fsb_eeprom.h"
+#include "fsb_pulse_timer.h"
+#include "fsb_uart.h"
+
+static fsb_board_t board;
+
+void fsb_firmware_setup(void)
+{
+    fsb_limits_t stored[FSB_CHANNELS];
+    cli();
+    fsb_uart_init();
+    fsb_pulse_timer_init();
+    fsb_board_init(&board, fsb_eeprom_load(stored) ? stored : 0, fsb_uart_write, 0);
+    set_sleep_mode(SLEEP_MODE_IDLE);
+    sei();
+    fsb_board_send_ready(&board);
+}
+
+static void sleep_until_interrupt(void)
+{
+    cli();
+    if (fsb_uart_pending()) {
+        sei();
+        return;
+    }
+    sleep_enable();
+    sei(); /* the instruction after sei runs first, so no wake-up is lost in between */
+    sleep_cpu();
+    sleep_disable();
+}
+
+void fsb_firmware_poll(void)
+{
+    uint8_t byte;
+    while (fsb_uart_read(&byte)) {
+        fsb_board_feed(&board, byte);
+    }
+    fsb_board_advance(&board, fsb_pulse_timer_elapsed_us());
+    fsb_pulse_timer_set(board.enabled_mask, board.current_us);
+    if (board.limits_changed) {
+        board.limits_changed = 0;
+        fsb_eeprom_store(board.limits);
+    }
+    fsb_eeprom_service();
+    sleep_until_interrupt();
+}

@@ -1,0 +1,100 @@
+#include "fsb_pulse_timer.h"
+
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <util/atomic.h>
+
+#include "fsb_config.h"
+
+#define TICKS_PER_US 2u
+#define FRAME_TICKS (20000u * TICKS_PER_US)
+#define SLOT_TICKS (3000u * TICKS_PER_US)
+#define FIRST_PIN PD2
+#define PIN_MASK ((uint8_t)(((1u << FSB_CHANNELS) - 1u) << FIRST_PIN))
+/* The compare interrupt fires this early; the handler then waits for the exact tick. Any
+ * other interrupt (UART, under 5 us) delaying it therefore cannot move an edge. */
+#define LEAD_TICKS (20u * TICKS_PER_US)
+
+static volatile uint16_t width_ticks[FSB_CHANNELS]; /* written by the main loop */
+static volatile uint8_t enabled;                     /* written by the main loop */
+
+/* State of the edge sequencer, used only by the interrupt handler. */
+static uint16_t frame_start; /* tick of the current frame's start */
+static uint16_t edge;        /* tick of the next slot start or pulse end */
+static uint8_t slot;         /* channel whose slot the next edge belongs to */
+static uint8_t pin_high;     /* the next edge ends that channel's pulse */
+
+static uint16_t last_tick; /* for fsb_pulse_timer_elapsed_us */
+static uint8_t odd_tick;   /* half microsecond carried to the next call */
+
+void fsb_pulse_timer_init(void)
+{
+    PORTD &= (uint8_t)~PIN_MASK;
+    DDRD |= PIN_MASK;
+    TCCR1A = 0;
+    TCCR1B = _BV(CS11); /* normal mode, clk/8 */
+    frame_start = (uint16_t)(TCNT1 + SLOT_TICKS);
+    edge = frame_start;
+    slot = 0;
+    pin_high = 0;
+    last_tick = TCNT1;
+    OCR1A = (uint16_t)(edge - LEAD_TICKS);
+    TIFR1 = _BV(OCF1A);
+    TIMSK1 = _BV(OCIE1A);
+}
+
+void fsb_pulse_timer_set(uint8_t enabled_mask, const uint16_t *pulse_us)
+{
+    for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
+        uint16_t us = pulse_us[ch];
+        /* The board core keeps pulses inside the limits; this only guards the sequencer,
+         * whose slots assume widths within the widest limits. */
+        if (us < FSB_PULSE_FLOOR_US) {
+            us = FSB_PULSE_FLOOR_US;
+        } else if (us > FSB_PULSE_CEILING_US) {
+            us = FSB_PULSE_CEILING_US;
+        }
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+        {
+            width_ticks[ch] = (uint16_t)(us * TICKS_PER_US);
+        }
+    }
+    enabled = enabled_mask;
+}
+
+uint16_t fsb_pulse_timer_elapsed_us(void)
+{
+    uint16_t now;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        now = TCNT1; /* 16-bit read through TEMP, which the handler also uses */
+    }
+    uint16_t ticks = (uint16_t)(now - last_tick + odd_tick);
+    last_tick = now;
+    odd_tick = (uint8_t)(ticks & 1u);
+    return (uint16_t)(ticks / TICKS_PER_US);
+}
+
+ISR(TIMER1_COMPA_vect)
+{
+    uint8_t bit = (uint8_t)(1u << (slot + FIRST_PIN));
+    uint8_t start_pulse = !pin_high && (enabled & (1u << slot));
+    if (pin_high || start_pulse) {
+        uint8_t port = pin_high ? (uint8_t)(PORTD & ~bit) : (uint8_t)(PORTD | bit);
+        while ((int16_t)(TCNT1 - edge) < 0) {
+        }
+        PORTD = port;
+    }
+    if (start_pulse) {
+        pin_high = 1;
+        edge = (uint16_t)(edge + width_ticks[slot]);
+    } else {
+        pin_high = 0;
+        if (++slot == FSB_CHANNELS) {
+            slot = 0;
+            frame_start = (uint16_t)(frame_start + FRAME_TICKS);
+        }
+        edge = (uint16_t)(frame_start + slot * SLOT_TICKS);
+    }
+    OCR1A = (uint16_t)(edge - LEAD_TICKS);
+}

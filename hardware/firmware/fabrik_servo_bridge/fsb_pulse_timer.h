@@ -1,0 +1,31 @@
+/*
+ * Servo pulses on PD2..PD7 (Uno digital pins 2..7 = channels 0..5) from Timer1 (AVR only).
+ *
+ * Timer1 runs free at 2 MHz (0.5 us ticks). A 20 ms frame is cut into one 3 ms slot per
+ * channel; a channel's pulse starts at the start of its slot, so each channel repeats at
+ * exactly 50 Hz whatever the others do, and the servos' current peaks are staggered.
+ */
+#ifndef FSB_PULSE_TIMER_H
+#define FSB_PULSE_TIMER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Make the pins outputs driven low and start the frame clock; no pulses yet. */
+void fsb_pulse_timer_init(void);
+
+/* Set the channels that pulse and their widths [us]; each takes effect at its next slot,
+ * so a pulse is never cut short or stretched mid-way. */
+void fsb_pulse_timer_set(uint8_t enabled_mask, const uint16_t *pulse_us);
+
+/* Microseconds since the previous call (the main loop calls it at least every 3 ms). */
+uint16_t fsb_pulse_timer_elapsed_us(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
