@@ -1,0 +1,17 @@
+"""Exceptions of the serial link: one base class, derived from OSError like pyserial's."""
+
+
+class LinkError(OSError):
+    """Base of every error the servo link raises, so one ``except`` can drive a reconnect."""
+
+
+class LinkTimeout(LinkError):
+    """A write, a reply or the board's handshake did not complete before its deadline."""
+
+
+class LinkLost(LinkError):
+    """The port went away (unplugged, path vanished, I/O error) or the link is closed."""
+
+
+class BoardRefused(LinkError):
+    """The board answered NACK to a command; the message names the command and the error."""

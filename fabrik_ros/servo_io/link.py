@@ -1,0 +1,656 @@
+"""Serial transport to a servo board: handshake, pacing, retries, reconnection, coalescing.
+
+:class:`ServoLink` owns the port and one background I/O thread. Callers only describe the state
+they want (targets, limits, enable bits, watchdog) and the thread brings the board there,
+again after every reconnect or board reset. Pulse commands are latest-wins: a command that
+arrives before the previous one was sent replaces it, so a fast producer never builds a queue.
+"""
+
+import collections
+from dataclasses import dataclass, field
+import os
+import statistics
+import threading
+import time
+from typing import Any, Callable, Deque, List, Optional, Sequence, Tuple, Union
+
+import serial
+
+from fabrik_ros.servo_io.deadline import Clock, Deadline
+from fabrik_ros.servo_io.dialect import (
+    Answer, AnswerKind, Capabilities, Dialect, Positions, Protocol, Transaction)
+from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
+from fabrik_ros.servo_io.maestro_dialect import MaestroDialect
+from fabrik_ros.servo_io.native_dialect import NativeDialect
+from fabrik_ros.servo_io.protocol import (
+    BoardInfo, DEFAULT_LIMITS_US, NackError, WatchdogAction)
+from fabrik_ros.servo_io.ssc32_dialect import Ssc32Dialect
+
+SerialFactory = Callable[[str, int, float], Any]
+_READ_SLICE_S = 0.01     # longest a read blocks; bounds how late a deadline is noticed
+_RTT_SAMPLES = 1000
+_MOVE_MAX_S = 65.535
+_DIALECTS = {Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
+             Protocol.MAESTRO: MaestroDialect}
+
+
+def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
+    """Open ``path`` (a device, a symlink to one, or a pyserial URL such as ``loop://``)."""
+    return serial.serial_for_url(path, baudrate=baud, timeout=_READ_SLICE_S,
+                                 write_timeout=write_timeout_s)
+
+
+@dataclass
+class _Slot:
+    """One piece of desired state and how far the board has caught up with it."""
+
+    value: Any
+    version: int = 0
+    taken: int = 0           # version last handed to the I/O thread
+    applied: int = 0         # version the board confirmed (or, without acks, was written)
+    refused: int = 0         # version the board answered with NACK
+    error: Optional[BoardRefused] = None
+
+    def set(self, value: Any) -> None:
+        self.value = value
+        self.version += 1
+
+    def dirty(self) -> bool:
+        return self.version > max(self.applied, self.refused)
+
+    def unsent(self) -> bool:
+        return self.dirty() and self.version > self.taken
+
+    def forget_board(self) -> None:
+        """Mark the value as not on the board (after a reconnect or board reset)."""
+        if self.version:
+            self.taken = self.applied = self.refused = -1
+
+
+@dataclass
+class _Job:
+    """Transactions for one slot (or a position read) and what to do when they succeed."""
+
+    name: str
+    transactions: List[Transaction]
+    done: Callable[[List[Answer]], None]
+    slot: Optional[_Slot] = None
+    version: int = 0
+
+
+@dataclass
+class _Counters:
+    frames_sent: int = 0
+    bytes_sent: int = 0
+    commands: int = 0
+    coalesced: int = 0
+    acks: int = 0
+    nacks: int = 0
+    retries: int = 0
+    timeouts: int = 0
+    reconnects: int = 0
+    board_resets: int = 0
+    rtts: Deque[float] = field(default_factory=lambda: collections.deque(maxlen=_RTT_SAMPLES))
+
+
+class ServoLink:
+    """Drive one servo board over a serial port from a background thread.
+
+    >>> link = ServoLink('/dev/serial/by-id/usb-Arduino_Uno-if00')   # doctest: +SKIP
+    >>> with link:                                                     # doctest: +SKIP
+    ...     link.wait_ready(5.0)
+    ...     link.set_pulses([1500] * 6, move_s=1.0)
+    ...     link.enable([True] * 6)
+    ...     link.sync(1.0)
+
+    :param path: device path, symlinks such as ``/dev/serial/by-id/...`` included; reopened by
+        the same name after every loss, so a replugged board is found again.
+    :param protocol: what the board speaks.
+    :param channels: servo channels driven, from channel 0.
+    :param options: timing and retry settings.
+    :param serial_factory: ``(path, baud, write_timeout_s) -> port``; tests pass pty paths or
+        pyserial URLs through the default.
+    :param clock: monotonic clock for every deadline [s].
+    :param on_state: called from the I/O thread on every state change.
+    """
+
+    def __init__(self, path: str, *, protocol: Protocol = Protocol.NATIVE, channels: int = 6,
+                 options: LinkOptions = LinkOptions(),
+                 serial_factory: SerialFactory = open_serial, clock: Clock = time.monotonic,
+                 on_state: Optional[Callable[[LinkState], None]] = None) -> None:
+        self.path = path
+        self.protocol = Protocol(protocol)
+        self.channels = channels
+        self.options = options
+        self._dialect: Dialect = _DIALECTS[self.protocol](channels)
+        self._factory = serial_factory
+        self._clock = clock
+        self._on_state = on_state
+        self._cv = threading.Condition()
+        self._closing = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._port: Any = None
+        self._state = LinkState.DISCONNECTED
+        self._board: Optional[BoardInfo] = None
+        self._last_error: Optional[BaseException] = None
+        self._positions: Optional[Positions] = None
+        self._count = _Counters()
+        self._pulses = _Slot(((0,) * channels, 0))
+        self._limits = _Slot((DEFAULT_LIMITS_US,) * channels)
+        self._enable = _Slot(0)
+        self._watchdog = _Slot((0, WatchdogAction.HOLD))
+        self._board_mask = 0
+        self._failures = 0
+        self._next_pulse_at = 0.0
+        self._next_poll_at = 0.0
+        self._last_write_at = 0.0
+        self._next_path_check = 0.0
+        self._ever_ready = False
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> 'ServoLink':
+        """Start the I/O thread; it opens the port and keeps it open until :meth:`close`."""
+        if self._thread is not None:
+            raise RuntimeError(f'ServoLink({self.path!r}) already started')
+        self._thread = threading.Thread(target=self._run, name=f'ServoLink {self.path}',
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self, timeout_s: float = 2.0) -> None:
+        """Stop the I/O thread and close the port (the board's watchdog takes over)."""
+        self._closing.set()
+        self._wake()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout_s)
+        self._set_state(LinkState.CLOSED)
+
+    def __enter__(self) -> 'ServoLink':
+        """Start the link."""
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the link."""
+        self.close()
+
+    # -- commands (any thread, never block) ---------------------------------------------------
+
+    def set_pulses(self, pulses_us: Sequence[int], move_s: float = 0.0) -> None:
+        """Set every channel's target; the board moves there linearly over ``move_s``.
+
+        Latest wins: if the previous command has not been written yet it is replaced (counted
+        in ``stats().coalesced``). Setting a target does not enable a channel.
+
+        :param pulses_us: one target per channel [µs]; 0 keeps that channel's target.
+        :param move_s: move duration [s], 0 = at once, at most 65.535.
+        :raises ValueError: on a wrong count, a pulse outside the channel's limits or a bad
+            ``move_s``; nothing is changed then.
+        """
+        pulses = self._checked_pulses(pulses_us)
+        if not 0.0 <= move_s <= _MOVE_MAX_S:
+            raise ValueError(f'move_s = {move_s!r}, must be within [0, {_MOVE_MAX_S}]')
+        with self._cv:
+            merged = tuple(new or old for new, old in zip(pulses, self._pulses.value[0]))
+            self._count.commands += 1
+            if self._pulses.unsent():
+                self._count.coalesced += 1
+            self._pulses.set((merged, round(move_s * 1000)))
+        self._wake()
+
+    def set_limits(self, limits_us: Sequence[Tuple[int, int]]) -> None:
+        """Set each channel's ``(min_us, max_us)``; the link and the board refuse pulses outside.
+
+        Targets already set outside the new limits are clamped into them, as the board does.
+
+        :raises ValueError: on a wrong count or a pair outside the protocol's pulse range or
+            with ``min_us >= max_us``.
+        """
+        low, high = self.capabilities.pulse_range_us
+        if len(limits_us) != self.channels:
+            raise ValueError(f'len(limits_us) = {len(limits_us)}, must be {self.channels}')
+        for channel, (lo, hi) in enumerate(limits_us):
+            if not low <= lo < hi <= high:
+                raise ValueError(f'limits_us[{channel}] = ({lo}, {hi}), must satisfy '
+                                 f'{low} <= min_us < max_us <= {high}')
+        limits = tuple((int(lo), int(hi)) for lo, hi in limits_us)
+        with self._cv:
+            pulses, move_ms = self._pulses.value
+            clamped = tuple(min(max(p, lo), hi) if p else 0 for p, (lo, hi) in zip(pulses, limits))
+            if clamped != pulses:
+                self._pulses.set((clamped, move_ms))
+            self._limits.set(limits)
+        self._wake()
+
+    def enable(self, channels: Union[int, Sequence[bool]]) -> None:
+        """Make exactly the given channels pulse; the others are detached (limp).
+
+        :param channels: a bit mask (bit i = channel i) or one bool per channel.
+        :raises ValueError: on bits beyond the channel count, a wrong list length, or a channel
+            whose target was never set (the board would refuse it with NO_TARGET).
+        """
+        mask = self._checked_mask(channels)
+        with self._cv:
+            unset = [ch for ch in range(self.channels)
+                     if mask >> ch & 1 and not self._pulses.value[0][ch]]
+            if unset:
+                raise ValueError(f'enable: channels {unset} have no target yet, '
+                                 'must call set_pulses() for them first')
+            self._enable.set(mask)
+        self._wake()
+
+    def detach(self) -> None:
+        """Stop the pulses on every channel."""
+        self.enable(0)
+
+    def set_watchdog(self, timeout_s: float,
+                     action: WatchdogAction = WatchdogAction.HOLD) -> None:
+        """Make the board hold or detach when the host is silent for ``timeout_s`` (0 = off).
+
+        While it is on, the link talks to the board at least every third of the timeout.
+
+        :raises ValueError: if the protocol has no watchdog or ``timeout_s`` is outside
+            [0, 65.535].
+        """
+        if not self.capabilities.watchdog:
+            raise ValueError(f'set_watchdog: protocol {self.protocol.name} has no board '
+                             'watchdog, only NATIVE has')
+        if not 0.0 <= timeout_s <= 65.535:
+            raise ValueError(f'timeout_s = {timeout_s!r}, must be within [0, 65.535]')
+        with self._cv:
+            self._watchdog.set((round(timeout_s * 1000), WatchdogAction(action)))
+        self._wake()
+
+    # -- observation -------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this protocol can do (acks, limits on the board, watchdog, pulse range)."""
+        return self._dialect.capabilities
+
+    @property
+    def state(self) -> LinkState:
+        """Return the current :class:`LinkState`."""
+        return self._state
+
+    @property
+    def board(self) -> Optional[BoardInfo]:
+        """Return what the board reported at the last handshake (or READY)."""
+        return self._board
+
+    @property
+    def last_error(self) -> Optional[BaseException]:
+        """Return the error that caused the last disconnect, if any."""
+        return self._last_error
+
+    def positions(self) -> Optional[Positions]:
+        """Return the latest pulses the board reported, or None before the first report."""
+        with self._cv:
+            return self._positions
+
+    def stats(self) -> LinkStats:
+        """Return a snapshot of the counters."""
+        with self._cv:
+            count = self._count
+            rtts = sorted(count.rtts)
+            return LinkStats(
+                count.frames_sent, count.bytes_sent, count.commands, count.coalesced,
+                count.acks, count.nacks, count.retries, count.timeouts, count.reconnects,
+                count.board_resets, count.rtts[-1] if rtts else None,
+                statistics.median(rtts) if rtts else None,
+                rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))] if rtts else None)
+
+    def wait_ready(self, timeout_s: float) -> BoardInfo:
+        """Block until the link is READY and return the board's info.
+
+        :raises LinkTimeout: if that does not happen within ``timeout_s``.
+        :raises LinkLost: if the link is closed.
+        """
+        deadline = Deadline(timeout_s, clock=self._clock)
+        with self._cv:
+            while self._state is not LinkState.READY or self._board is None:
+                self._raise_if_closed()
+                if deadline.expired():
+                    raise LinkTimeout(f'{self.path}: board not ready within {timeout_s} s '
+                                      f'(state {self._state.value}, last error: '
+                                      f'{self._last_error})')
+                self._cv.wait(min(deadline.time_left(), 0.05))
+            return self._board
+
+    def sync(self, timeout_s: float) -> None:
+        """Block until the board has every setting and target asked for so far.
+
+        Without acknowledgements (SSC32, MAESTRO) "has" means "was written to the port".
+
+        :raises BoardRefused: if the board answered NACK to the latest value of a setting.
+        :raises LinkTimeout: if that does not happen within ``timeout_s``.
+        :raises LinkLost: if the link is closed.
+        """
+        deadline = Deadline(timeout_s, clock=self._clock)
+        slots = (self._limits, self._watchdog, self._pulses, self._enable)
+        with self._cv:
+            while True:
+                for slot in slots:
+                    if slot.refused == slot.version and slot.error is not None:
+                        raise slot.error
+                if not any(slot.dirty() for slot in slots):
+                    return
+                self._raise_if_closed()
+                if deadline.expired():
+                    raise LinkTimeout(f'{self.path}: board not in sync within {timeout_s} s '
+                                      f'(state {self._state.value})')
+                self._cv.wait(min(deadline.time_left(), 0.05))
+
+    # -- argument checks -----------------------------------------------------------------------
+
+    def _checked_pulses(self, pulses_us: Sequence[int]) -> Tuple[int, ...]:
+        if len(pulses_us) != self.channels:
+            raise ValueError(f'len(pulses_us) = {len(pulses_us)}, must be {self.channels}')
+        limits = self._limits.value
+        for channel, pulse in enumerate(pulses_us):
+            lo, hi = limits[channel]
+            if pulse and not lo <= pulse <= hi:
+                raise ValueError(f'pulses_us[{channel}] = {pulse!r}, must be 0 or within the '
+                                 f'limits [{lo}, {hi}]')
+        return tuple(int(pulse) for pulse in pulses_us)
+
+    def _checked_mask(self, channels: Union[int, Sequence[bool]]) -> int:
+        if isinstance(channels, int):
+            if not 0 <= channels < 1 << self.channels:
+                raise ValueError(f'enable mask = {channels:#x}, must only use bits 0..'
+                                 f'{self.channels - 1}')
+            return channels
+        if len(channels) != self.channels:
+            raise ValueError(f'len(channels) = {len(channels)}, must be {self.channels}')
+        return sum(1 << ch for ch, on in enumerate(channels) if on)
+
+    def _raise_if_closed(self) -> None:
+        if self._state is LinkState.CLOSED:
+            raise LinkLost(f'{self.path}: link closed') from self._last_error
+
+    # -- I/O thread ------------------------------------------------------------------------------
+
+    def _set_state(self, state: LinkState) -> None:
+        with self._cv:
+            if self._state is state or self._state is LinkState.CLOSED:
+                return
+            self._state = state
+            self._cv.notify_all()
+        if self._on_state is not None:
+            self._on_state(state)
+
+    def _wake(self) -> None:
+        port = self._port
+        cancel = getattr(port, 'cancel_read', None)
+        if cancel is not None:
+            try:
+                cancel()
+            except (OSError, TypeError, ValueError):
+                pass     # the port is closing; the thread notices on its own
+
+    def _run(self) -> None:
+        backoff = self.options.backoff_min_s
+        try:
+            while not self._closing.is_set():
+                try:
+                    self._connect()
+                    backoff = self.options.backoff_min_s
+                    self._serve()
+                except LinkError as error:
+                    self._last_error = error
+                finally:
+                    self._drop_port()
+                if self._closing.is_set():
+                    break
+                self._set_state(LinkState.DISCONNECTED)
+                self._closing.wait(backoff)
+                backoff = min(2 * backoff, self.options.backoff_max_s)
+        except BaseException as error:
+            self._last_error = error
+            raise
+        finally:
+            self._set_state(LinkState.CLOSED)
+
+    def _connect(self) -> None:
+        self._set_state(LinkState.CONNECTING)
+        if '://' not in self.path and not os.path.exists(self.path):
+            raise LinkLost(f'{self.path}: no such device (unplugged?)')
+        try:
+            self._port = self._factory(self.path, self.options.baud,
+                                       self.options.write_timeout_s)
+        except (serial.SerialException, OSError) as error:
+            raise LinkLost(f'{self.path}: cannot open: {error}') from error
+        self._dialect.reset()
+        board = self._handshake()
+        with self._cv:
+            self._board = board
+            self._forget_board()
+            if self._ever_ready:
+                self._count.reconnects += 1
+            self._ever_ready = True
+            self._failures = 0
+        self._set_state(LinkState.READY)
+
+    def _forget_board(self) -> None:
+        """Mark every setting as missing on the board so the thread sends it again."""
+        for slot in (self._limits, self._watchdog, self._pulses, self._enable):
+            slot.forget_board()
+        self._board_mask = 0
+        self._dialect.reset()
+
+    def _handshake(self) -> BoardInfo:
+        options = self.options
+        deadline = Deadline(options.handshake_timeout_s, clock=self._clock)
+        while not deadline.expired():
+            request = self._dialect.handshake()
+            self._write(request.data)
+            wait = Deadline(min(options.handshake_interval_s, deadline.time_left()),
+                            clock=self._clock)
+            answer = self._await(request, wait)
+            board = self._dialect.take_board_reset()
+            if board is None and answer is not None and answer.nack is None:
+                board = self._dialect.board_info(answer)
+            if board is not None:
+                self._check_board(board)
+                return board
+            self._dialect.discard_input()
+        raise LinkTimeout(f'{self.path}: no {self.protocol.name} board answered within '
+                          f'{options.handshake_timeout_s} s')
+
+    def _check_board(self, board: BoardInfo) -> None:
+        if board.channels < self.channels:
+            raise LinkError(f'{self.path}: board {board.firmware!r} has {board.channels} '
+                            f'channels, link configured for {self.channels}')
+
+    def _serve(self) -> None:
+        while not self._closing.is_set():
+            self._check_path()
+            job = self._next_job()
+            if job is None:
+                self._receive(self._idle_s())
+            else:
+                self._run_job(job)
+            board = self._dialect.take_board_reset()
+            if board is not None:
+                with self._cv:
+                    self._count.board_resets += 1
+                    self._board = board
+                    self._forget_board()
+
+    def _check_path(self) -> None:
+        now = self._clock()
+        if '://' in self.path or now < self._next_path_check:
+            return
+        self._next_path_check = now + self.options.path_check_s
+        if not os.path.exists(self.path):
+            raise LinkLost(f'{self.path}: device path vanished (unplugged?)')
+
+    def _next_job(self) -> Optional[_Job]:
+        now = self._clock()
+        with self._cv:
+            if self._limits.dirty():
+                return self._slot_job('limits', self._limits,
+                                      self._dialect.limits(self._limits.value))
+            if self._watchdog.dirty():
+                return self._slot_job('watchdog', self._watchdog,
+                                      self._dialect.watchdog(*self._watchdog.value))
+            if self._pulses.dirty() and now >= self._next_pulse_at:
+                self._next_pulse_at = now + 1.0 / self.options.max_rate_hz
+                pulses, move_ms = self._pulses.value
+                return self._slot_job('pulses', self._pulses, self._dialect.pulses(
+                    pulses, move_ms, self._board_mask))
+            if self._enable.dirty() and not self._pulses.dirty():
+                mask = self._enable.value
+                return self._slot_job('enable', self._enable, self._dialect.enable(
+                    mask, self._board_mask, self._pulses.value[0]), board_mask=mask)
+            if self._poll_due(now):
+                return _Job('positions', self._dialect.poll(), self._store_positions)
+        return None
+
+    def _idle_s(self) -> float:
+        """Return how long the thread may wait for input before a job falls due."""
+        with self._cv:
+            due = [self._next_poll_at] if self.options.poll_hz else []
+            if self._pulses.dirty():
+                due.append(self._next_pulse_at)
+        return min([_READ_SLICE_S] + [max(0.0, at - self._clock()) for at in due])
+
+    def _poll_due(self, now: float) -> bool:
+        timeout_ms = self._watchdog.value[0]
+        keepalive = timeout_ms and now - self._last_write_at >= timeout_ms / 3000.0
+        poll = self.options.poll_hz and now >= self._next_poll_at
+        if poll or keepalive:
+            self._next_poll_at = now + (1.0 / self.options.poll_hz if self.options.poll_hz
+                                        else 0.0)
+            return True
+        return False
+
+    def _slot_job(self, name: str, slot: _Slot, transactions: List[Transaction],
+                  board_mask: Optional[int] = None) -> _Job:
+        version = slot.version
+        slot.taken = version
+
+        def done(answers: List[Answer]) -> None:
+            slot.applied = max(slot.applied, version)
+            if board_mask is not None:
+                self._board_mask = board_mask
+
+        return _Job(name, transactions, done, slot, version)
+
+    def _store_positions(self, answers: List[Answer]) -> None:
+        positions = self._dialect.positions(answers, self._clock())
+        if positions is not None:
+            self._positions = positions
+
+    def _run_job(self, job: _Job) -> None:
+        answers = []
+        for transaction in job.transactions:
+            answer = self._exchange(transaction)
+            if answer is None:
+                self._unanswered(job)
+                return
+            if answer.nack is not None:
+                self._refused(job, answer.nack)
+                return
+            answers.append(answer)
+        with self._cv:
+            self._failures = 0
+            job.done(answers)
+            self._cv.notify_all()
+
+    def _unanswered(self, job: _Job) -> None:
+        with self._cv:
+            if job.slot is not None and job.slot.taken == job.version:
+                job.slot.taken = -1      # send it again on the next round
+            self._failures += 1
+            failures = self._failures
+        if failures >= self.options.lost_after:
+            raise LinkLost(f'{self.path}: board silent, {failures} requests in a row '
+                           f'unanswered (last: {job.name})')
+
+    def _refused(self, job: _Job, nack: NackError) -> None:
+        with self._cv:
+            self._failures = 0
+            if job.slot is not None:
+                job.slot.refused = job.version
+                job.slot.error = BoardRefused(f'{self.path}: board refused {job.name}: '
+                                              f'NACK {nack.name}')
+            self._cv.notify_all()
+
+    def _exchange(self, transaction: Transaction) -> Optional[Answer]:
+        """Write a request and wait for its answer, re-sending up to ``max_retries`` times."""
+        for attempt in range(1 + self.options.max_retries):
+            if attempt:
+                with self._cv:
+                    self._count.retries += 1
+            self._write(transaction.data)
+            if transaction.answer is AnswerKind.NONE:
+                self._pace(len(transaction.data))
+                return Answer(b'')
+            sent_at = self._clock()
+            answer = self._await(transaction, Deadline(self.options.reply_timeout_s,
+                                                       clock=self._clock))
+            with self._cv:
+                if answer is None:
+                    self._count.timeouts += 1
+                elif answer.nack is not None:
+                    self._count.nacks += 1
+                else:
+                    self._count.acks += 1
+                    self._count.rtts.append(self._clock() - sent_at)
+            if answer is None:
+                self._dialect.discard_input()
+            elif answer.nack is not NackError.BAD_CRC:
+                return answer
+        return None
+
+    def _pace(self, size: int) -> None:
+        """Wait the line time of ``size`` bytes so unacknowledged writes never pile up."""
+        line = Deadline(size * 10.0 / self.options.baud, clock=self._clock)
+        while not line.expired() and not self._closing.is_set():
+            self._receive(line.time_left())
+
+    def _await(self, transaction: Transaction, deadline: Deadline) -> Optional[Answer]:
+        while True:
+            answer = self._dialect.take_answer(transaction)
+            if answer is not None or deadline.expired() or self._closing.is_set():
+                return answer
+            self._receive(deadline.time_left())
+
+    def _receive(self, max_wait_s: float = _READ_SLICE_S) -> None:
+        """Read what has arrived, waiting at most ``max_wait_s`` (or one read slice) for it."""
+        try:
+            waiting = self._port.in_waiting
+            if waiting or max_wait_s >= _READ_SLICE_S:
+                data = self._port.read(max(1, waiting))
+            else:
+                data = b''
+                self._closing.wait(max_wait_s)
+        except serial.SerialException as error:
+            raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
+        except OSError as error:
+            raise LinkLost(f'{self.path}: read failed: {error}') from error
+        if data:
+            self._dialect.feed(data)
+
+    def _write(self, data: bytes) -> None:
+        try:
+            self._port.write(data)
+        except serial.SerialTimeoutException as error:
+            raise LinkTimeout(f'{self.path}: write of {len(data)} bytes blocked longer than '
+                              f'{self.options.write_timeout_s} s') from error
+        except (serial.SerialException, OSError) as error:
+            raise LinkLost(f'{self.path}: write failed (unplugged?): {error}') from error
+        with self._cv:
+            self._count.frames_sent += 1
+            self._count.bytes_sent += len(data)
+        self._last_write_at = self._clock()
+
+    def _drop_port(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (serial.SerialException, OSError):
+                pass     # already gone; nothing left to release

@@ -1,0 +1,79 @@
+"""Settings, state and statistics of a :class:`~fabrik_ros.servo_io.link.ServoLink`."""
+
+from dataclasses import dataclass, fields
+import enum
+import math
+from typing import Optional
+
+
+class LinkState(enum.Enum):
+    """Where the link is in its life cycle."""
+
+    CONNECTING = 'connecting'      # port opening, waiting for the board's handshake
+    READY = 'ready'                # handshake done; commands flow
+    DISCONNECTED = 'disconnected'  # port lost; waiting out the back-off before reopening
+    CLOSED = 'closed'              # close() was called (or the I/O thread died)
+
+
+@dataclass(frozen=True)
+class LinkOptions:
+    """Tuning of the link; every duration in seconds, every rate in hertz.
+
+    :param baud: line speed; also paces protocols without acknowledgements [bit/s].
+    :param max_rate_hz: most pulse commands per second; newer commands replace unsent ones.
+    :param poll_hz: position read-backs per second, 0 = never.
+    :param reply_timeout_s: how long to wait for one answer before re-sending.
+    :param write_timeout_s: how long one write may block before the link gives up on the port.
+    :param handshake_timeout_s: how long to wait for the board after opening (Arduino reset).
+    :param handshake_interval_s: time between handshake requests while waiting.
+    :param max_retries: re-sends of an unanswered or BAD_CRC-refused request.
+    :param lost_after: requests in a row left unanswered before the link reconnects.
+    :param backoff_min_s: first wait before reopening a lost port; doubles up to the max.
+    :param backoff_max_s: longest wait between reopen attempts.
+    :param path_check_s: how often the device path is checked for having vanished.
+    """
+
+    baud: int = 115200
+    max_rate_hz: float = 50.0
+    poll_hz: float = 10.0
+    reply_timeout_s: float = 0.1
+    write_timeout_s: float = 0.5
+    handshake_timeout_s: float = 3.0
+    handshake_interval_s: float = 0.25
+    max_retries: int = 2
+    lost_after: int = 3
+    backoff_min_s: float = 0.05
+    backoff_max_s: float = 1.0
+    path_check_s: float = 0.2
+
+    def __post_init__(self) -> None:
+        """Refuse non-finite, negative or zero values where they make no sense."""
+        for field in fields(self):
+            value = getattr(self, field.name)
+            allow_zero = field.name in ('poll_hz', 'max_retries')
+            if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+                rule = '>= 0' if allow_zero else '> 0'
+                raise ValueError(f'LinkOptions.{field.name} = {value!r}, must be finite and '
+                                 f'{rule}')
+        if self.backoff_max_s < self.backoff_min_s:
+            raise ValueError(f'LinkOptions.backoff_max_s = {self.backoff_max_s!r}, must be >= '
+                             f'backoff_min_s = {self.backoff_min_s!r}')
+
+
+@dataclass(frozen=True)
+class LinkStats:
+    """Counters since the link started; round-trip times over the last 1000 answers [s]."""
+
+    frames_sent: int
+    bytes_sent: int
+    commands: int          # set_pulses() calls
+    coalesced: int         # pulse commands replaced before they were sent
+    acks: int              # answers received (ACK or DATA, or any complete raw answer)
+    nacks: int
+    retries: int
+    timeouts: int          # answers that did not arrive in time
+    reconnects: int
+    board_resets: int      # READY frames received while connected (the board rebooted)
+    rtt_last_s: Optional[float]
+    rtt_median_s: Optional[float]
+    rtt_p99_s: Optional[float]
