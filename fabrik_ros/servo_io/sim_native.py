@@ -98,7 +98,11 @@ class NativeFirmware(SimFirmware):
         for channel, pulse in enumerate(pulses):
             if pulse and not self.model.in_limits(channel, pulse):
                 raise _Nack(NackError.OUT_OF_RANGE)
-        self.model.move_over(pulses, move_ms / 1000.0, now_s)
+        # One move clock for all channels: a channel given 0 keeps its target but restarts
+        # from where it is, so it too arrives when the new move ends (PROTOCOL.md).
+        targets = [pulse or self.model.target(ch) for ch, pulse in enumerate(pulses)]
+        targets += [self.model.target(ch) for ch in range(count, self.model.channels)]
+        self.model.move_over(targets, move_ms / 1000.0, now_s)
         return None
 
     def _set_limits(self, payload: bytes, now_s: float) -> Optional[bytes]:
