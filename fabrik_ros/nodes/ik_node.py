@@ -1,0 +1,248 @@
+"""fabrik_ik: target poses, points and paths in; joint commands and IK markers out."""
+
+import math
+import time
+from typing import Optional
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PoseStamped
+from nav_msgs.msg import Path
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import MarkerArray
+
+from fabrik_ros.kinematics import IkResult
+from fabrik_ros.nodes.arm_params import declare_arm, redeclare, with_solver_changes
+from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
+from fabrik_ros.nodes.interactive_target import serve_interactive_target
+from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.markers import solution_markers, workspace_marker
+from fabrik_ros.nodes.path_follower import PathFollower
+from fabrik_ros.nodes.solve_stats import SolveStats
+from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.nodes.targets import (
+    Target,
+    target_from_point,
+    target_from_pose,
+    TargetError,
+    targets_from_path,
+)
+
+RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
+                       'solver.min_improvement_m', 'solver.bend')
+_WARN_EVERY_S = 2.0
+# Latched so that RViz, started later, still shows the last solution.
+_MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class FabrikIkNode(Node):
+    """Solve each target with the arm's constrained FABRIK and publish the joint command.
+
+    - ``target_point`` (PointStamped), ``target_pose`` (PoseStamped; its orientation's x axis
+      is the tool approach when ``use_pose_orientation``) and ``target_path`` (nav_msgs/Path,
+      followed along a smooth curve at ``path_speed_m_s``). A new target ends a path.
+    - A target that is not finite or not in the base frame (an empty frame_id means the base
+      frame) is dropped with a throttled warning. An unreachable one moves the arm to the
+      closest pose within limits, with a warning and WARN diagnostics.
+    - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
+      elbow does not flip between consecutive targets.
+    - ``solver.tolerance_m``, ``solver.max_iterations``, ``solver.min_improvement_m`` and
+      ``solver.bend`` can be changed at run time; bad values are refused with the reason.
+    """
+
+    def __init__(self, **node_options) -> None:
+        super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
+                         **node_options)
+        self._arm = None
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self._arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
+        self._declare_own_parameters()
+        self._names = self._arm.joint_names
+        self._last_command: Optional[tuple[float, ...]] = None
+        self._joint_states: Optional[tuple[float, ...]] = None
+        self._follower: Optional[PathFollower] = None
+        self._path_started_s = 0.0
+        self._stats = SolveStats()
+        self._commands = self.create_publisher(JointState, 'joint_commands', 10)
+        self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
+        self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._subscribe_targets()
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
+        self._path_timer = self.create_timer(1.0 / self._path_rate_hz, self._on_path_timer)
+        self._path_timer.cancel()
+        self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
+        self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], reached=True)
+        self._interactive = None
+        if self._parameter('interactive_target'):
+            self._interactive = serve_interactive_target(
+                self, frame_id=self._arm.base_frame,
+                start_m=tuple(float(v) for v in self._arm.fk(self._arm.home)[-1]),
+                on_move=self._on_interactive_move)
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def _declare_own_parameters(self) -> None:
+        self._declare('follow_rviz_tools', False, 'Also take targets from RViz: Publish Point '
+                      '(/clicked_point) and 2D Goal Pose (/goal_pose)')
+        self._declare('interactive_target', True, 'Serve a draggable 3D target for RViz when '
+                      'the interactive_markers package is installed')
+        self._declare('use_pose_orientation', False, 'Use the x axis of a target_pose '
+                      'orientation as the tool approach direction', read_only=False)
+        self._declare('path_speed_m_s', 0.05, 'Speed a target_path is followed at [m/s]',
+                      limits=(0.001, 2.0), read_only=False)
+        self._path_rate_hz = self._declare('path_rate_hz', 20.0, 'How often a followed path '
+                                           'is solved [Hz]', limits=(1.0, 200.0))
+        self._diagnostics_period_s = self._declare(
+            'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]', limits=(0.1, 60.0))
+
+    def _declare(self, name: str, default, description: str, *,
+                 limits: Optional[tuple[float, float]] = None, read_only: bool = True):
+        ranges = [] if limits is None else [
+            FloatingPointRange(from_value=limits[0], to_value=limits[1], step=0.0)]
+        descriptor = ParameterDescriptor(description=description, read_only=read_only,
+                                         floating_point_range=ranges)
+        return redeclare(self, name, default, descriptor)
+
+    def _parameter(self, name: str):
+        return self.get_parameter(name).value
+
+    def _subscribe_targets(self) -> None:
+        self.create_subscription(PointStamped, 'target_point', self._on_target_point, 10)
+        self.create_subscription(PoseStamped, 'target_pose', self._on_target_pose, 10)
+        self.create_subscription(Path, 'target_path', self._on_target_path, 10)
+        if self._parameter('follow_rviz_tools'):
+            self.create_subscription(PointStamped, '/clicked_point', self._on_target_point, 10)
+            self.create_subscription(PoseStamped, '/goal_pose', self._on_target_pose, 10)
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        """Refuse solver options the core refuses, with its reason; apply the others."""
+        if self._arm is None:
+            return SetParametersResult(successful=True)
+        changes = {p.name: p.value for p in parameters if p.name in RUNTIME_SOLVER_KEYS}
+        try:
+            arm = with_solver_changes(self._arm, changes)
+        except ValueError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        self._arm = arm
+        return SetParametersResult(successful=True)
+
+    # -- targets -----------------------------------------------------------------------------
+
+    def _on_target_point(self, msg: PointStamped) -> None:
+        self._accept(lambda: target_from_point(msg, self._arm.base_frame), 'target_point')
+
+    def _on_target_pose(self, msg: PoseStamped) -> None:
+        self._accept(lambda: target_from_pose(msg, self._arm.base_frame), 'target_pose')
+
+    def _on_interactive_move(self, position_m: tuple[float, float, float]) -> None:
+        self._accept(lambda: Target(position_m), 'interactive target')
+
+    def _accept(self, read, source: str) -> None:
+        try:
+            target = read()
+        except TargetError as error:
+            self._reject(error)
+            return
+        self._follower = None
+        self._path_timer.cancel()
+        approach = target.approach if self._parameter('use_pose_orientation') else None
+        self._solve(target.position_m, approach, source)
+
+    def _reject(self, error: TargetError) -> None:
+        self._stats.record_rejected()
+        self.get_logger().warning(f'target dropped: {error}', throttle_duration_sec=_WARN_EVERY_S)
+
+    def _on_target_path(self, msg: Path) -> None:
+        try:
+            targets = targets_from_path(msg, self._arm.base_frame)
+        except TargetError as error:
+            self._reject(error)
+            return
+        self._follower = PathFollower.through([t.position_m for t in targets],
+                                              speed_m_s=self._parameter('path_speed_m_s'))
+        self._path_started_s = self._now_s()
+        self.get_logger().info(f'following a path of {len(targets)} poses, '
+                               f'{self._follower.length_m:.3f} m in '
+                               f'{self._follower.duration_s:.2f} s')
+        self._path_timer.reset()
+        self._on_path_timer()
+
+    def _on_path_timer(self) -> None:
+        if self._follower is None:
+            self._path_timer.cancel()
+            return
+        elapsed_s = self._now_s() - self._path_started_s
+        self._solve(self._follower.position_at(elapsed_s), None, 'target_path')
+        if elapsed_s >= self._follower.duration_s:
+            self._follower = None
+            self._path_timer.cancel()
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        fallback = self._joint_states or self._last_command or tuple(self._arm.home)
+        positions = positions_by_name(msg, self._names, fallback)
+        if positions is not None:
+            self._joint_states = positions
+
+    # -- solving -----------------------------------------------------------------------------
+
+    def _solve(self, position_m, approach, source: str) -> IkResult:
+        seed = self._joint_states or self._last_command
+        started = time.perf_counter()
+        result = self._arm.ik(position_m, seed, approach=approach)
+        self._stats.record(reached=result.reached, error_m=result.error,
+                           solve_s=time.perf_counter() - started)
+        if not result.reached:
+            self.get_logger().warning(
+                f'{source} {_fmt(position_m)} is out of reach: moving to the closest pose, '
+                f'{1e3 * result.error:.1f} mm away', throttle_duration_sec=_WARN_EVERY_S)
+        self._last_command = tuple(float(a) for a in result.angles)
+        stamp = self.get_clock().now().to_msg()
+        self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
+        self._publish_markers(result.angles, position_m, reached=result.reached)
+        return result
+
+    def _publish_markers(self, angles, target_m, *, reached: bool) -> None:
+        stamp = self.get_clock().now().to_msg()
+        frame = self._arm.base_frame
+        markers = solution_markers(self._arm.fk(angles), target_m, reached=reached,
+                                   frame_id=frame, stamp=stamp)
+        reach_m = sum(link.length_m for link in self._arm.links)
+        markers.markers.append(workspace_marker(reach_m, frame_id=frame, stamp=stamp))
+        self._markers.publish(markers)
+
+    def _on_diagnostics_timer(self) -> None:
+        stats = self._stats
+        figures = stats.report(self._diagnostics_period_s)
+        if stats.last_reached:
+            level, message = Level.OK, f'{stats.solves} solves'
+        else:
+            level = Level.WARN
+            message = f'last target out of reach by {1e3 * stats.last_error_m:.1f} mm'
+        status = diagnostic_status('fabrik_ik: inverse kinematics', self._arm.base_frame,
+                                   level, message, figures)
+        self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), status))
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    @property
+    def serves_interactive_target(self) -> bool:
+        """Return True when RViz can drag the 3D target (interactive_markers installed)."""
+        return self._interactive is not None
+
+    def shutdown(self) -> None:
+        """Stop serving the interactive marker before the node goes away."""
+        if self._interactive is not None:
+            self._interactive.shutdown()
+
+
+def _fmt(point) -> str:
+    return '(' + ', '.join(f'{v:.3f}' if math.isfinite(v) else str(v) for v in point) + ')'
+
+
+def main(args=None) -> None:
+    """Run fabrik_ik until Ctrl-C or shutdown."""
+    spin_until_shutdown(FabrikIkNode, args)

@@ -1,0 +1,94 @@
+"""Decide, tick by tick, which joint angles the servo driver sends and over what move time."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Optional
+
+from fabrik_ros.nodes.slew import SlewLimiter
+
+Angles = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Send:
+    """Angles to send [rad] and the time the board should take to get there [s]."""
+
+    angles_rad: Angles
+    move_s: float
+
+
+class MotionPlanner:
+    """Turn the latest joint command into speed-limited steps, after a slow move home.
+
+    - Nothing is sent before :meth:`start`, which moves to the home pose over at least
+      ``home_move_s`` (longer if the speed limits need it and the start pose is known).
+    - Commands that arrive during a move home are kept and followed once it ends.
+    - Afterwards every :meth:`step` moves each joint toward the latest command by at most its
+      speed limit times the time since the previous step, and the board interpolates over
+      that same time, so the motion is a smooth ramp.
+    - Commands are latched: with no new command the arm completes the move to the last one
+      and holds there. Nothing on the host times out.
+    """
+
+    def __init__(self, slew: SlewLimiter, home_rad: Sequence[float], *,
+                 home_move_s: float) -> None:
+        self._slew = slew
+        self._home = tuple(float(a) for a in home_rad)
+        self._home_move_s = home_move_s
+        self._sent: Optional[Angles] = None
+        self._target: Angles = self._home
+        self._busy_until = 0.0
+        self._last_step_s: Optional[float] = None
+
+    @property
+    def started(self) -> bool:
+        """Return True once :meth:`start` has sent the first move."""
+        return self._sent is not None
+
+    @property
+    def sent(self) -> Optional[Angles]:
+        """Return the angles last sent [rad], None before the start."""
+        return self._sent
+
+    @property
+    def target(self) -> Angles:
+        """Return the latest commanded angles [rad]."""
+        return self._target
+
+    def command(self, angles_rad: Sequence[float]) -> None:
+        """Make ``angles_rad`` the pose to move to (latest wins)."""
+        self._target = tuple(float(a) for a in angles_rad)
+
+    def start(self, now_s: float, current_rad: Optional[Sequence[float]]) -> Send:
+        """Return the first move: home, slowly, from ``current_rad`` if the board reported it."""
+        self._sent = None if current_rad is None else tuple(float(a) for a in current_rad)
+        return self.go_home(now_s)
+
+    def go_home(self, now_s: float) -> Send:
+        """Return a move to the home pose that respects the speed limits; home becomes the target.
+
+        :param now_s: the current time [s] on the clock later steps use
+        """
+        move_s = self._home_move_s
+        if self._sent is not None:
+            move_s = max(move_s, self._slew.duration_s(self._sent, self._home))
+        self._target = self._sent = self._home
+        self._busy_until = now_s + move_s
+        self._last_step_s = self._busy_until
+        return Send(self._home, move_s)
+
+    def step(self, now_s: float) -> Optional[Send]:
+        """Return the next speed-limited step toward the target, or None if there is none."""
+        if self._sent is None or now_s < self._busy_until:
+            return None
+        dt_s = now_s - (self._last_step_s if self._last_step_s is not None else now_s)
+        self._last_step_s = now_s
+        angles = self._slew.step(self._sent, self._target, dt_s)
+        if angles == self._sent:
+            return None
+        self._sent = angles
+        return Send(angles, dt_s)
+
+    def pause(self, now_s: float) -> None:
+        """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""
+        self._last_step_s = now_s

@@ -1,0 +1,76 @@
+"""sim_arm: a stand-in for the servos that moves each joint toward its command at servo speed."""
+
+from typing import Optional
+
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rclpy.node import Node
+from rclpy.time import Time
+from sensor_msgs.msg import JointState
+
+from fabrik_ros.nodes.arm_params import declare_arm, redeclare
+from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.slew import SlewLimiter
+from fabrik_ros.nodes.spin import spin_until_shutdown
+
+
+class SimArmNode(Node):
+    """Consume ``joint_commands``, slew toward them, publish ``joint_states`` at a fixed rate.
+
+    Commands are matched by joint name, clamped to the joint limits (as the servo map clamps
+    on the real arm, with a throttled warning) and followed at ``servo_speed_rad_s``. The arm
+    starts at its home pose.
+    """
+
+    def __init__(self, **node_options) -> None:
+        super().__init__('sim_arm', automatically_declare_parameters_from_overrides=True,
+                         **node_options)
+        self._arm = declare_arm(self)
+        speed = self._declare_positive('servo_speed_rad_s', 6.0, 0.01, 100.0,
+                                       'Speed every simulated joint moves at [rad/s] (a hobby '
+                                       'servo does about 5 to 10 rad/s unloaded)')
+        rate = self._declare_positive('rate_hz', 50.0, 1.0, 1000.0,
+                                      'How often joint_states is published [Hz]')
+        self._names = tuple(joint.name for joint in self._arm.joints)
+        self._slew = SlewLimiter(tuple(speed for _ in self._names))
+        self._positions = tuple(joint.home_rad for joint in self._arm.joints)
+        self._targets = self._positions
+        self._last_step: Optional[Time] = None
+        self._publisher = self.create_publisher(JointState, 'joint_states', 10)
+        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
+        self.create_timer(1.0 / rate, self._on_timer)
+
+    def _declare_positive(self, name: str, default: float, low: float, high: float,
+                          description: str) -> float:
+        descriptor = ParameterDescriptor(
+            description=description, read_only=True,
+            floating_point_range=[FloatingPointRange(from_value=low, to_value=high, step=0.0)])
+        return redeclare(self, name, default, descriptor)
+
+    def _on_joint_commands(self, msg: JointState) -> None:
+        targets = positions_by_name(msg, self._names, self._targets)
+        if targets is None:
+            self.get_logger().warning(
+                f'joint_commands ignored: names {list(msg.name)} with positions '
+                f'{list(msg.position)} do not give finite positions for any of '
+                f'{list(self._names)}', throttle_duration_sec=5.0)
+            return
+        clamped = tuple(joint.clamp(t) for joint, t in zip(self._arm.joints, targets,
+                                                            strict=True))
+        if clamped != targets:
+            self.get_logger().warning(
+                f'joint_commands {targets} outside the joint limits, clamped to {clamped}',
+                throttle_duration_sec=5.0)
+        self._targets = clamped
+
+    def _on_timer(self) -> None:
+        now = self.get_clock().now()
+        if self._last_step is not None:
+            dt_s = (now - self._last_step).nanoseconds * 1e-9
+            self._positions = self._slew.step(self._positions, self._targets, dt_s)
+        self._last_step = now
+        self._publisher.publish(joint_state_msg(self._names, self._positions, now.to_msg()))
+
+
+def main(args=None) -> None:
+    """Run sim_arm until Ctrl-C or shutdown."""
+    spin_until_shutdown(SimArmNode, args)

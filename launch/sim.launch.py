@@ -1,0 +1,102 @@
+"""Run the arm without hardware: IK on a simulated arm, or the real driver on a simulated board.
+
+    ros2 launch fabrik_ros sim.launch.py                       # fabrik_ik + sim_arm (+ RViz)
+    ros2 launch fabrik_ros sim.launch.py sim_device:=true      # fabrik_ik + servo_driver + board
+    ros2 launch fabrik_ros sim.launch.py sim_device:=true protocol:=maestro rviz:=false
+
+robot_state_publisher and rviz2 start where they are installed (`auto`), so the same file runs
+on a ROS 2 desktop and where only the Python wheels exist. fabrik_ik also follows RViz's
+Publish Point (/clicked_point) and 2D Goal Pose (/goal_pose) tools.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.conditions import IfCondition, UnlessCondition
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackagePrefix, FindPackageShare
+
+
+def generate_launch_description():
+    """Describe fabrik_ik + (sim_arm | servo_driver + simulated board) + viewers."""
+    share = FindPackageShare('fabrik_ros')
+    config = LaunchConfiguration('config')
+    sim_device = LaunchConfiguration('sim_device')
+    protocol = LaunchConfiguration('protocol')
+    link = LaunchConfiguration('link')
+
+    def wanted(name: str, package: str, context) -> bool:
+        """Return whether to start ``package``: true, false, or auto = when installed."""
+        from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+        value = LaunchConfiguration(name).perform(context)
+        if value != 'auto':
+            return value == 'true'
+        try:
+            get_package_share_directory(package)
+        except PackageNotFoundError:
+            return False
+        return True
+
+    def viewers(context):
+        """Start robot_state_publisher with the arm's generated URDF, and RViz, if wanted."""
+        from fabrik_ros.kinematics import load_arm, urdf_from_arm
+        actions = []
+        if wanted('robot_state_publisher', 'robot_state_publisher', context):
+            urdf = urdf_from_arm(load_arm(config.perform(context)))
+            actions.append(Node(
+                package='robot_state_publisher', executable='robot_state_publisher',
+                output='screen', parameters=[{'robot_description': urdf}]))
+        if wanted('rviz', 'rviz2', context):
+            rviz_config = PathJoinSubstitution([share, 'config', 'rviz', 'fabrik.rviz'])
+            actions.append(Node(package='rviz2', executable='rviz2', output='screen',
+                                arguments=['-d', rviz_config]))
+        return actions
+
+    def python_board(context):
+        """Return the simulated board of fabrik_ros.servo_io.sim_device on a pty at `link`."""
+        script = PathJoinSubstitution([FindPackagePrefix('fabrik_ros'), 'lib', 'fabrik_ros',
+                                       'sim_device'])
+        return [ExecuteProcess(cmd=[script, '--protocol', protocol, '--link', link],
+                               name='sim_device', output='screen')]
+
+    # Simulated boards behind the pty at `link`, by the name given as board:=...
+    boards = {'python': python_board}
+
+    def board(context):
+        """Start the board named by board:=, for servo_driver to talk to."""
+        return boards[LaunchConfiguration('board').perform(context)](context)
+
+    return LaunchDescription([
+        DeclareLaunchArgument(
+            'config', default_value=PathJoinSubstitution([share, 'config', 'arm_4dof.yaml']),
+            description='Arm parameter file (ROS 2 YAML) read by every node'),
+        DeclareLaunchArgument(
+            'sim_device', default_value='false', choices=['true', 'false'],
+            description='true: servo_driver on a simulated servo board; false: sim_arm'),
+        DeclareLaunchArgument(
+            'board', default_value='python', choices=sorted(boards),
+            description='With sim_device:=true, the simulated board: python = '
+                        'fabrik_ros.servo_io.sim_device on a pseudo-terminal'),
+        DeclareLaunchArgument(
+            'protocol', default_value='native', choices=['native', 'ssc32', 'maestro'],
+            description='With sim_device:=true, the protocol board and driver speak'),
+        DeclareLaunchArgument(
+            'link', default_value='/tmp/fabrik_ros_sim_board',
+            description="With sim_device:=true, the symlink to the simulated board's pty"),
+        DeclareLaunchArgument(
+            'rviz', default_value='auto', choices=['true', 'false', 'auto'],
+            description='Start rviz2 with config/rviz/fabrik.rviz (auto: when installed)'),
+        DeclareLaunchArgument(
+            'robot_state_publisher', default_value='auto', choices=['true', 'false', 'auto'],
+            description='Start robot_state_publisher with the URDF generated from the arm '
+                        'config (auto: when installed)'),
+        Node(package='fabrik_ros', executable='fabrik_ik', output='screen',
+             parameters=[config, {'follow_rviz_tools': True}]),
+        Node(package='fabrik_ros', executable='sim_arm', output='screen',
+             parameters=[config], condition=UnlessCondition(sim_device)),
+        OpaqueFunction(function=board, condition=IfCondition(sim_device)),
+        Node(package='fabrik_ros', executable='servo_driver', output='screen',
+             parameters=[config, {'port': link, 'protocol': protocol}],
+             condition=IfCondition(sim_device)),
+        OpaqueFunction(function=viewers),
+    ])

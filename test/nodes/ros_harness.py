@@ -1,0 +1,63 @@
+"""Run real rclpy nodes in-process, each test in its own Context, and wait on conditions."""
+
+from collections.abc import Callable
+import time
+from typing import Optional, TypeVar
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+N = TypeVar('N', bound=Node)
+
+_SPIN_STEP_S = 0.02
+
+
+class RosHarness:
+    """One rclpy Context, one executor and the nodes a test adds to it."""
+
+    def __init__(self) -> None:
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.nodes: list[Node] = []
+
+    def add(self, node: N) -> N:
+        """Spin ``node`` with the others and destroy it at teardown."""
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        return node
+
+    def probe(self, name: str = 'probe') -> Node:
+        """Return a plain node for the test's own publishers and subscriptions."""
+        return self.add(rclpy.create_node(name, context=self.context))
+
+    def spin_until(self, condition: Callable[[], bool], *, timeout_s: float, what: str,
+                   during: Optional[Callable[[], None]] = None) -> None:
+        """Spin until ``condition()`` holds; fail naming ``what`` after ``timeout_s``.
+
+        ``during`` runs before every spin step (for example to re-publish until heard).
+        """
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f'timed out after {timeout_s} s waiting for {what}')
+            if during is not None:
+                during()
+            self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
+
+    def spin_for(self, duration_s: float) -> None:
+        """Spin for ``duration_s`` to let anything that would happen, happen (no sleep)."""
+        deadline = time.monotonic() + duration_s
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
+
+    def close(self) -> None:
+        """Destroy every node (calling its shutdown() first, as main() does) and the context."""
+        for node in reversed(self.nodes):
+            if hasattr(node, 'shutdown'):
+                node.shutdown()
+            self.executor.remove_node(node)
+            node.destroy_node()
+        self.executor.shutdown()
+        rclpy.shutdown(context=self.context)

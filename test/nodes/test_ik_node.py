@@ -1,0 +1,192 @@
+"""fabrik_ik with sim_arm in one process: targets in, joint states out, bad input survived."""
+
+import math
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PoseStamped
+from nav_msgs.msg import Path
+import numpy as np
+import pytest
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from sensor_msgs.msg import JointState
+from visualization_msgs.msg import Marker, MarkerArray
+
+from fabrik_ros.kinematics import load_arm
+from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.nodes.sim_arm_node import SimArmNode
+from test.nodes.conftest import ARM_CONFIG
+
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
+
+ARM = load_arm(ARM_CONFIG)
+REACHABLE = (0.15, 0.05, 0.12)
+TOOL_MM = 1e-3
+
+
+def _point(xyz, frame_id='base_link') -> PointStamped:
+    msg = PointStamped()
+    msg.header.frame_id = frame_id
+    msg.point.x, msg.point.y, msg.point.z = xyz
+    return msg
+
+
+def _tip(positions) -> np.ndarray:
+    return ARM.fk(list(positions))[-1]
+
+
+class Rig:
+    """fabrik_ik (+ optionally sim_arm) and a probe that records what they publish."""
+
+    def __init__(self, ros, arm_args, *, sim_arm=True, extra=()):
+        args = [*arm_args, '-p', 'diagnostics_period_s:=0.1', *extra]
+        self.ros = ros
+        self.ik = ros.add(FabrikIkNode(context=ros.context, cli_args=args))
+        if sim_arm:
+            ros.add(SimArmNode(context=ros.context, cli_args=[*arm_args, '-p',
+                                                                  'servo_speed_rad_s:=20.0']))
+        self.probe = ros.probe()
+        self.states, self.commands, self.markers, self.diagnostics = [], [], [], []
+        self.probe.create_subscription(JointState, 'joint_states', self.states.append, 10)
+        self.probe.create_subscription(JointState, 'joint_commands', self.commands.append, 10)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.probe.create_subscription(MarkerArray, 'ik_markers', self.markers.append, latched)
+        self.probe.create_subscription(DiagnosticArray, '/diagnostics', self.diagnostics.append,
+                                       10)
+        self.publishers = {}
+
+    def publish(self, topic, msg_type, msg):
+        if topic not in self.publishers:
+            publisher = self.probe.create_publisher(msg_type, topic, 10)
+            self.ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
+                                what=f'fabrik_ik to subscribe {topic}')
+            self.publishers[topic] = publisher
+        self.publishers[topic].publish(msg)
+
+    def wait_for_commands(self, count):
+        self.ros.spin_until(lambda: len(self.commands) >= count, timeout_s=10.0,
+                            what=f'{count} joint_commands')
+        return self.commands[count - 1]
+
+    def latest_diagnostic(self, condition, what):
+        def found():
+            return any(condition(status) for a in self.diagnostics for status in a.status)
+        self.ros.spin_until(found, timeout_s=10.0, what=what)
+        return [s for a in self.diagnostics for s in a.status if condition(s)][-1]
+
+
+def _values(status) -> dict[str, str]:
+    return {kv.key: kv.value for kv in status.values}
+
+
+def test_point_target_ends_with_joint_states_whose_fk_is_within_1_mm(ros, arm_args):
+    rig = Rig(ros, arm_args)
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    ros.spin_until(lambda: rig.states and np.linalg.norm(
+        _tip(rig.states[-1].position) - REACHABLE) < TOOL_MM, timeout_s=10.0,
+        what='sim_arm to reach the target')
+    command = rig.commands[-1]
+    assert list(command.name) == list(ARM.joint_names)
+    assert ARM.within_limits(command.position)
+    markers = {m.id: m for m in rig.markers[-1].markers}
+    assert [markers[i].type for i in (0, 1, 2)] == [Marker.LINE_STRIP, Marker.SPHERE_LIST,
+                                                    Marker.SPHERE]
+    assert markers[2].color.g > markers[2].color.r, 'a reached target is drawn green'
+    assert len(markers[0].points) == len(ARM.joints) + 1
+
+
+def test_non_finite_and_wrong_frame_targets_are_dropped_and_the_node_keeps_serving(
+        ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    rig.publish('target_point', PointStamped, _point((math.nan, 0.0, 0.1)))
+    rig.publish('target_point', PointStamped, _point((0.1, 0.0, math.inf)))
+    rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id='world'))
+    rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id=''))
+    command = rig.wait_for_commands(1)
+    assert np.linalg.norm(_tip(command.position) - REACHABLE) < TOOL_MM
+    status = rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '3',
+                                   'diagnostics counting 3 rejected targets')
+    assert status.level == b'\x00'
+    assert len(rig.commands) == 1, 'only the good target moved the arm'
+
+
+def test_unreachable_target_moves_to_the_closest_pose_and_says_so(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    far = np.array([0.5, 0.0, 0.07])
+    rig.publish('target_point', PointStamped, _point(tuple(far)))
+    command = rig.wait_for_commands(1)
+    reach = sum(link.length_m for link in ARM.links)
+    shoulder = np.array([0.0, 0.0, ARM.shoulder_height_m])
+    closest = np.linalg.norm(far - shoulder) - reach
+    assert np.linalg.norm(_tip(command.position) - far) == pytest.approx(closest, abs=TOOL_MM)
+    assert ARM.within_limits(command.position)
+    status = rig.latest_diagnostic(lambda s: s.level == b'\x01', 'WARN diagnostics')
+    assert 'out of reach' in status.message
+    target_marker = [m for m in rig.markers[-1].markers if m.id == 2][0]
+    assert target_marker.color.r > target_marker.color.g, 'an unreached target is drawn red'
+
+
+def test_runtime_solver_parameters_are_validated_with_a_reason(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    refused = rig.ik.set_parameters([Parameter('solver.tolerance_m', value=-1.0),
+                                     Parameter('solver.bend', value='sideways'),
+                                     Parameter('geometry.tool_length_m', value=0.2)])
+    accepted = rig.ik.set_parameters([Parameter('solver.tolerance_m', value=0.002),
+                                      Parameter('solver.bend', value='up'),
+                                      Parameter('solver.max_iterations', value=5)])
+    assert [r.successful for r in refused] == [False, False, False]
+    assert 'solver.tolerance_m = -1.0' in refused[0].reason
+    assert "['any', 'up', 'down']" in refused[1].reason
+    assert 'read-only' in refused[2].reason
+    assert all(r.successful for r in accepted)
+    assert rig.ik.get_parameter('solver.tolerance_m').value == 0.002
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    command = rig.wait_for_commands(1)
+    assert np.linalg.norm(_tip(command.position) - REACHABLE) < 0.002
+
+
+def test_pose_orientation_sets_the_tool_approach_when_asked(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'use_pose_orientation:=true'])
+    pose = PoseStamped()
+    pose.pose.position.x, pose.pose.position.z = 0.16, 0.05
+    # A quarter turn about +y turns the x axis onto -z: the tool points straight down.
+    pose.pose.orientation.w = pose.pose.orientation.y = math.sqrt(0.5)
+    rig.publish('target_pose', PoseStamped, pose)
+    command = rig.wait_for_commands(1)
+    points = ARM.fk(list(command.position))
+    tool = (points[-1] - points[-2]) / np.linalg.norm(points[-1] - points[-2])
+    assert np.linalg.norm(points[-1] - (0.16, 0.0, 0.05)) < TOOL_MM
+    assert tool == pytest.approx((0.0, 0.0, -1.0), abs=1e-3)
+
+
+def test_a_path_is_followed_smoothly_to_its_last_pose(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'path_speed_m_s:=0.5',
+                                                   '-p', 'path_rate_hz:=100.0'])
+    waypoints = [(0.15, -0.04, 0.10), (0.16, 0.0, 0.12), (0.15, 0.04, 0.10)]
+    path = Path()
+    path.header.frame_id = 'base_link'
+    for xyz in waypoints:
+        pose = PoseStamped()
+        pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = xyz
+        path.poses.append(pose)
+    rig.publish('target_path', Path, path)
+    ros.spin_until(lambda: rig.commands and np.linalg.norm(
+        _tip(rig.commands[-1].position) - waypoints[-1]) < TOOL_MM, timeout_s=10.0,
+        what='the path to end at its last pose')
+    tips = np.array([_tip(c.position) for c in rig.commands])
+    assert len(tips) >= 5, 'the path is solved at intermediate points'
+    assert np.max(np.linalg.norm(np.diff(tips, axis=0), axis=1)) < 0.03, 'no jumps'
+    assert np.linalg.norm(tips[0] - waypoints[0]) < 0.01
+
+
+def test_without_interactive_markers_the_node_runs_without_the_3d_target(ros, arm_args):
+    try:
+        import interactive_markers  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip('interactive_markers is installed here: the fallback path is not taken')
+    rig = Rig(ros, arm_args, sim_arm=False)
+    assert not rig.ik.serves_interactive_target
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    rig.wait_for_commands(1)
