@@ -9,7 +9,14 @@ from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTi
 from fabrik_ros.servo_io.link import open_serial, ServoLink
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
 from fabrik_ros.servo_io.protocol import (
-    BoardInfo, Command, Frame, FrameDecoder, NackError, Reply, WatchdogAction)
+    BoardInfo,
+    Command,
+    Frame,
+    FrameDecoder,
+    NackError,
+    Reply,
+    WatchdogAction,
+)
 from fabrik_ros.servo_io.servo_model import ServoModel
 from fabrik_ros.servo_io.sim_device import SimBoard
 

@@ -1,7 +1,7 @@
 """Deadlines on a monotonic clock that tests can replace."""
 
+from collections.abc import Callable
 import time
-from typing import Callable
 
 Clock = Callable[[], float]
 

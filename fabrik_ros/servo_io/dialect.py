@@ -6,9 +6,10 @@ itself, so the link's port handling, retries and pacing are the same for every p
 """
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass
 import enum
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional
 
 from fabrik_ros.servo_io.protocol import BoardInfo, NackError, WatchdogAction
 
@@ -53,7 +54,7 @@ class Answer:
 class Positions:
     """Pulses the board reports per channel [µs]; None where it reports none (unset or off)."""
 
-    pulses_us: Tuple[Optional[int], ...]
+    pulses_us: tuple[Optional[int], ...]
     resolution_us: float
     stamp_s: float
 
@@ -65,7 +66,7 @@ class Capabilities:
     acknowledged: bool       # every command is answered, so lost commands are re-sent
     board_limits: bool       # limits are enforced by the board (else by the link only)
     watchdog: bool           # host-silence watchdog on the board
-    pulse_range_us: Tuple[int, int]
+    pulse_range_us: tuple[int, int]
 
 
 class Dialect(abc.ABC):
@@ -106,24 +107,24 @@ class Dialect(abc.ABC):
 
     @abc.abstractmethod
     def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> List[Transaction]:
+               enabled_mask: int) -> list[Transaction]:
         """Return the requests that set the targets (0 = leave unchanged)."""
 
     @abc.abstractmethod
     def enable(self, mask: int, previous_mask: int,
-               pulses_us: Sequence[int]) -> List[Transaction]:
+               pulses_us: Sequence[int]) -> list[Transaction]:
         """Return the requests that make exactly the channels in ``mask`` pulse."""
 
-    def limits(self, limits_us: Sequence[Tuple[int, int]]) -> List[Transaction]:
+    def limits(self, limits_us: Sequence[tuple[int, int]]) -> list[Transaction]:
         """Return the requests that store pulse limits on the board (none by default)."""
         return []
 
-    def watchdog(self, timeout_ms: int, action: WatchdogAction) -> List[Transaction]:
+    def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
         """Return the requests that set the board's host-silence watchdog (none by default)."""
         return []
 
     @abc.abstractmethod
-    def poll(self) -> List[Transaction]:
+    def poll(self) -> list[Transaction]:
         """Return the requests that read back every channel's pulse."""
 
     @abc.abstractmethod
@@ -131,7 +132,7 @@ class Dialect(abc.ABC):
         """Return the positions in the answers to :meth:`poll`, or None if malformed."""
 
 
-def mask_channels(mask: int, channels: int) -> List[int]:
+def mask_channels(mask: int, channels: int) -> list[int]:
     """Return the channel numbers whose bit is set in ``mask``.
 
     >>> mask_channels(0b101, 6)

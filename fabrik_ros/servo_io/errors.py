@@ -5,13 +5,13 @@ class LinkError(OSError):
     """Base of every error the servo link raises, so one ``except`` can drive a reconnect."""
 
 
-class LinkTimeout(LinkError):
+class LinkTimeout(LinkError):  # noqa: N818 (name fixed by STYLE.md)
     """A write, a reply or the board's handshake did not complete before its deadline."""
 
 
-class LinkLost(LinkError):
+class LinkLost(LinkError):  # noqa: N818 (name fixed by STYLE.md)
     """The port went away (unplugged, path vanished, I/O error) or the link is closed."""
 
 
-class BoardRefused(LinkError):
+class BoardRefused(LinkError):  # noqa: N818 (reads as an event, like LinkLost)
     """The board answered NACK to a command; the message names the command and the error."""

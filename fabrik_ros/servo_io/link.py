@@ -7,29 +7,37 @@ arrives before the previous one was sent replaces it, so a fast producer never b
 """
 
 import collections
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 import os
 import statistics
 import threading
 import time
-from typing import Any, Callable, Deque, List, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Union
 
 import serial
 
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.dialect import (
-    Answer, AnswerKind, Capabilities, Dialect, Positions, Protocol, Transaction)
+    Answer,
+    AnswerKind,
+    Capabilities,
+    Dialect,
+    Positions,
+    Protocol,
+    Transaction,
+)
 from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
 from fabrik_ros.servo_io.maestro_dialect import MaestroDialect
 from fabrik_ros.servo_io.native_dialect import NativeDialect
-from fabrik_ros.servo_io.protocol import (
-    BoardInfo, DEFAULT_LIMITS_US, NackError, WatchdogAction)
+from fabrik_ros.servo_io.protocol import BoardInfo, DEFAULT_LIMITS_US, NackError, WatchdogAction
 from fabrik_ros.servo_io.ssc32_dialect import Ssc32Dialect
 
 SerialFactory = Callable[[str, int, float], Any]
 _READ_SLICE_S = 0.01     # longest a read blocks; bounds how late a deadline is noticed
 _RTT_SAMPLES = 1000
+DEFAULT_OPTIONS = LinkOptions()
 _MOVE_MAX_S = 65.535
 _DIALECTS = {Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
              Protocol.MAESTRO: MaestroDialect}
@@ -73,8 +81,8 @@ class _Job:
     """Transactions for one slot (or a position read) and what to do when they succeed."""
 
     name: str
-    transactions: List[Transaction]
-    done: Callable[[List[Answer]], None]
+    transactions: list[Transaction]
+    done: Callable[[list[Answer]], None]
     slot: Optional[_Slot] = None
     version: int = 0
 
@@ -91,7 +99,8 @@ class _Counters:
     timeouts: int = 0
     reconnects: int = 0
     board_resets: int = 0
-    rtts: Deque[float] = field(default_factory=lambda: collections.deque(maxlen=_RTT_SAMPLES))
+    rtts: collections.deque[float] = field(
+        default_factory=lambda: collections.deque(maxlen=_RTT_SAMPLES))
 
 
 class ServoLink:
@@ -116,7 +125,7 @@ class ServoLink:
     """
 
     def __init__(self, path: str, *, protocol: Protocol = Protocol.NATIVE, channels: int = 6,
-                 options: LinkOptions = LinkOptions(),
+                 options: LinkOptions = DEFAULT_OPTIONS,
                  serial_factory: SerialFactory = open_serial, clock: Clock = time.monotonic,
                  on_state: Optional[Callable[[LinkState], None]] = None) -> None:
         self.path = path
@@ -192,14 +201,15 @@ class ServoLink:
         if not 0.0 <= move_s <= _MOVE_MAX_S:
             raise ValueError(f'move_s = {move_s!r}, must be within [0, {_MOVE_MAX_S}]')
         with self._cv:
-            merged = tuple(new or old for new, old in zip(pulses, self._pulses.value[0]))
+            previous = self._pulses.value[0]
+            merged = tuple(new or old for new, old in zip(pulses, previous, strict=True))
             self._count.commands += 1
             if self._pulses.unsent():
                 self._count.coalesced += 1
             self._pulses.set((merged, round(move_s * 1000)))
         self._wake()
 
-    def set_limits(self, limits_us: Sequence[Tuple[int, int]]) -> None:
+    def set_limits(self, limits_us: Sequence[tuple[int, int]]) -> None:
         """Set each channel's ``(min_us, max_us)``; the link and the board refuse pulses outside.
 
         Targets already set outside the new limits are clamped into them, as the board does.
@@ -217,7 +227,8 @@ class ServoLink:
         limits = tuple((int(lo), int(hi)) for lo, hi in limits_us)
         with self._cv:
             pulses, move_ms = self._pulses.value
-            clamped = tuple(min(max(p, lo), hi) if p else 0 for p, (lo, hi) in zip(pulses, limits))
+            clamped = tuple(min(max(p, lo), hi) if p else 0
+                            for p, (lo, hi) in zip(pulses, limits, strict=True))
             if clamped != pulses:
                 self._pulses.set((clamped, move_ms))
             self._limits.set(limits)
@@ -344,7 +355,7 @@ class ServoLink:
 
     # -- argument checks -----------------------------------------------------------------------
 
-    def _checked_pulses(self, pulses_us: Sequence[int]) -> Tuple[int, ...]:
+    def _checked_pulses(self, pulses_us: Sequence[int]) -> tuple[int, ...]:
         if len(pulses_us) != self.channels:
             raise ValueError(f'len(pulses_us) = {len(pulses_us)}, must be {self.channels}')
         limits = self._limits.value
@@ -526,19 +537,19 @@ class ServoLink:
             return True
         return False
 
-    def _slot_job(self, name: str, slot: _Slot, transactions: List[Transaction],
+    def _slot_job(self, name: str, slot: _Slot, transactions: list[Transaction],
                   board_mask: Optional[int] = None) -> _Job:
         version = slot.version
         slot.taken = version
 
-        def done(answers: List[Answer]) -> None:
+        def done(answers: list[Answer]) -> None:
             slot.applied = max(slot.applied, version)
             if board_mask is not None:
                 self._board_mask = board_mask
 
         return _Job(name, transactions, done, slot, version)
 
-    def _store_positions(self, answers: List[Answer]) -> None:
+    def _store_positions(self, answers: list[Answer]) -> None:
         positions = self._dialect.positions(answers, self._clock())
         if positions is not None:
             self._positions = positions

@@ -13,9 +13,10 @@ lists the bits), Go Home ``0xA2``.
 Pure: no I/O. :class:`MaestroCommandDecoder` parses the host's bytes for the simulated board.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 import enum
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Optional
 
 SET_TARGET = 0x84
 SET_SPEED = 0x87
@@ -151,10 +152,10 @@ class MaestroCommand:
 
     command: int
     channel: Optional[int]
-    values: Tuple[int, ...]
+    values: tuple[int, ...]
 
 
-_FIXED_DATA: Dict[int, int] = {SET_TARGET: 3, SET_SPEED: 3, SET_ACCELERATION: 3,
+_FIXED_DATA: dict[int, int] = {SET_TARGET: 3, SET_SPEED: 3, SET_ACCELERATION: 3,
                                GET_POSITION: 1, GET_ERRORS: 0, GO_HOME: 0}
 
 
@@ -173,9 +174,9 @@ class MaestroCommandDecoder:
         self._packet = bytearray()
         self.protocol_errors = 0
 
-    def feed(self, data: bytes) -> List[MaestroCommand]:
+    def feed(self, data: bytes) -> list[MaestroCommand]:
         """Add ``data`` and return every packet completed by it."""
-        commands: List[MaestroCommand] = []
+        commands: list[MaestroCommand] = []
         for byte in data:
             if byte & 0x80:
                 if self._packet:
@@ -212,5 +213,5 @@ class MaestroCommandDecoder:
         return MaestroCommand(command, channel, _join_halves(packet[2:]))
 
 
-def _join_halves(data: bytes) -> Tuple[int, ...]:
+def _join_halves(data: bytes) -> tuple[int, ...]:
     return tuple(data[i] | (data[i + 1] << 7) for i in range(0, len(data) - 1, 2))

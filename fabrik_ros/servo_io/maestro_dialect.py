@@ -1,10 +1,17 @@
 """The link's view of the Pololu Maestro (see ``maestro.py`` for the manual's formats)."""
 
-from typing import Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 from fabrik_ros.servo_io import maestro
 from fabrik_ros.servo_io.dialect import (
-    Answer, AnswerKind, Capabilities, mask_channels, Positions, Transaction)
+    Answer,
+    AnswerKind,
+    Capabilities,
+    mask_channels,
+    Positions,
+    Transaction,
+)
 from fabrik_ros.servo_io.protocol import BoardInfo
 from fabrik_ros.servo_io.raw_dialect import RawDialect
 
@@ -26,8 +33,8 @@ class MaestroDialect(RawDialect):
         if not 1 <= channels <= maestro.CHANNELS:
             raise ValueError(f'channels = {channels!r}, must be within [1, {maestro.CHANNELS}]')
         super().__init__(channels)
-        self._targets: Dict[int, int] = {}
-        self._speeds: Dict[int, int] = {}
+        self._targets: dict[int, int] = {}
+        self._speeds: dict[int, int] = {}
 
     def reset(self) -> None:
         """Forget the targets and speeds sent on the previous connection."""
@@ -56,14 +63,14 @@ class MaestroDialect(RawDialect):
         return data + maestro.encode_set_target(channel, pulse_us)
 
     def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> List[Transaction]:
+               enabled_mask: int) -> list[Transaction]:
         """Return one write with the targets (and changed speeds) of enabled channels."""
         data = b''.join(self._target(ch, pulses_us[ch], move_ms / 1000.0)
                         for ch in mask_channels(enabled_mask, self.channels) if pulses_us[ch])
         return [Transaction(data, AnswerKind.NONE)] if data else []
 
     def enable(self, mask: int, previous_mask: int,
-               pulses_us: Sequence[int]) -> List[Transaction]:
+               pulses_us: Sequence[int]) -> list[Transaction]:
         """Set target 0 (no pulses) on leaving channels, their target on joining ones."""
         data = b''
         for channel in mask_channels(previous_mask & ~mask, self.channels):
@@ -73,7 +80,7 @@ class MaestroDialect(RawDialect):
             data += self._target(channel, pulses_us[channel], 0.0)
         return [Transaction(data, AnswerKind.NONE)] if data else []
 
-    def poll(self) -> List[Transaction]:
+    def poll(self) -> list[Transaction]:
         """Return Get Position for every channel in one write (two bytes back per channel)."""
         data = b''.join(maestro.encode_get_position(ch) for ch in range(self.channels))
         return [Transaction(data, AnswerKind.BYTES, size=maestro.REPLY_SIZE * self.channels)]

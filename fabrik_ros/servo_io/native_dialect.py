@@ -1,12 +1,26 @@
 """The link's view of the fabrik_ros board protocol (hardware/PROTOCOL.md)."""
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Optional
 
 from fabrik_ros.servo_io import protocol
 from fabrik_ros.servo_io.dialect import (
-    Answer, AnswerKind, Capabilities, Dialect, Positions, Transaction)
+    Answer,
+    AnswerKind,
+    Capabilities,
+    Dialect,
+    Positions,
+    Transaction,
+)
 from fabrik_ros.servo_io.protocol import (
-    BoardInfo, Command, CorruptFrame, Frame, NackError, Reply, WatchdogAction)
+    BoardInfo,
+    Command,
+    CorruptFrame,
+    Frame,
+    NackError,
+    Reply,
+    WatchdogAction,
+)
 
 _ANSWER_BACKLOG = 16     # answers kept for requests the link has not asked about yet
 
@@ -24,7 +38,7 @@ class NativeDialect(Dialect):
         super().__init__(channels)
         self._seq = 0
         self._decoder = protocol.FrameDecoder()
-        self._answers: Dict[int, Frame] = {}
+        self._answers: dict[int, Frame] = {}
         self._reset_info: Optional[BoardInfo] = None
 
     def reset(self) -> None:
@@ -82,26 +96,26 @@ class NativeDialect(Dialect):
         return protocol.parse_board_info(answer.data)
 
     def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> List[Transaction]:
+               enabled_mask: int) -> list[Transaction]:
         """Return one SET_PULSES for every channel (the board keeps detached ones' targets)."""
         return [self._request(Command.SET_PULSES, protocol.encode_set_pulses,
                               list(pulses_us), move_ms)]
 
     def enable(self, mask: int, previous_mask: int,
-               pulses_us: Sequence[int]) -> List[Transaction]:
+               pulses_us: Sequence[int]) -> list[Transaction]:
         """Return one ENABLE."""
         return [self._request(Command.ENABLE, protocol.encode_enable, mask)]
 
-    def limits(self, limits_us: Sequence[Tuple[int, int]]) -> List[Transaction]:
+    def limits(self, limits_us: Sequence[tuple[int, int]]) -> list[Transaction]:
         """Return one SET_LIMITS."""
         return [self._request(Command.SET_LIMITS, protocol.encode_set_limits, list(limits_us))]
 
-    def watchdog(self, timeout_ms: int, action: WatchdogAction) -> List[Transaction]:
+    def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
         """Return one SET_TIMEOUT."""
         return [self._request(Command.SET_TIMEOUT, protocol.encode_set_timeout,
                               timeout_ms, action)]
 
-    def poll(self) -> List[Transaction]:
+    def poll(self) -> list[Transaction]:
         """Return one GET_POSITIONS."""
         return [self._request(Command.GET_POSITIONS, protocol.encode_get_positions)]
 

@@ -5,10 +5,11 @@ Everything here is pure: functions take numbers and return ``bytes``, and
 link (``link.py``) and the simulated board (``sim_device.py``) both sit on top of it.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 import enum
 import struct
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Optional, Union
 
 SYNC = b'\xa5\x5a'
 MAX_PAYLOAD = 64
@@ -90,7 +91,7 @@ class PositionReport:
     """What GET_POSITIONS reports: enable bits and each channel's current pulse [µs, 0 = unset]."""
 
     enabled_mask: int
-    pulses_us: Tuple[int, ...]
+    pulses_us: tuple[int, ...]
 
 
 def crc16_ccitt_false(data: bytes, crc: int = 0xFFFF) -> int:
@@ -154,7 +155,7 @@ def encode_set_pulses(seq: int, pulses_us: Sequence[int], move_ms: int) -> bytes
                         struct.pack('<H', move_ms) + _pack_u16s('pulses_us', pulses_us))
 
 
-def encode_set_limits(seq: int, limits_us: Sequence[Tuple[int, int]]) -> bytes:
+def encode_set_limits(seq: int, limits_us: Sequence[tuple[int, int]]) -> bytes:
     """Return a SET_LIMITS request: one ``(min_us, max_us)`` pair per channel from 0.
 
     :raises ValueError: on an empty list, more than 16 channels or a value outside u16.
@@ -260,10 +261,10 @@ class FrameDecoder:
         self.discarded_bytes = 0
         self.corrupt_frames = 0
 
-    def feed(self, data: bytes) -> List[DecodedItem]:
+    def feed(self, data: bytes) -> list[DecodedItem]:
         """Add ``data`` and return every frame (or CRC-failed frame) completed by it."""
         self._buffer += data
-        items: List[DecodedItem] = []
+        items: list[DecodedItem] = []
         while True:
             item = self._next_item()
             if item is None:

@@ -4,9 +4,10 @@ Pure: every method takes the time ``now`` [s]; :class:`~fabrik_ros.servo_io.sim_
 supplies it. Pulses are microseconds; 0 means "never set".
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional
 
 from fabrik_ros.servo_io.protocol import DEFAULT_LIMITS_US
 
@@ -43,18 +44,18 @@ class ServoModel:
         self.channels = channels
         self.speed_us_per_s = speed_us_per_s if speed_us_per_s else math.inf
         self._motions = [_Motion() for _ in range(channels)]
-        self.limits: List[Tuple[int, int]] = [DEFAULT_LIMITS_US] * channels
+        self.limits: list[tuple[int, int]] = [DEFAULT_LIMITS_US] * channels
         self.enabled_mask = 0
 
     def position(self, channel: int, now_s: float) -> float:
         """Return the pulse channel ``channel`` is at [µs] (0 if never set)."""
         return self._motions[channel].at(now_s)
 
-    def positions(self, now_s: float) -> List[int]:
+    def positions(self, now_s: float) -> list[int]:
         """Return every channel's current pulse, rounded [µs] (0 if never set)."""
         return [round(self.position(ch, now_s)) for ch in range(self.channels)]
 
-    def outputs(self, now_s: float) -> List[int]:
+    def outputs(self, now_s: float) -> list[int]:
         """Return what each pin emits: the current pulse if enabled, else 0."""
         return [pulse if self.enabled_mask >> ch & 1 else 0
                 for ch, pulse in enumerate(self.positions(now_s))]
@@ -98,7 +99,7 @@ class ServoModel:
         lo, hi = self.limits[channel]
         return lo <= pulse_us <= hi
 
-    def set_limits(self, limits_us: Sequence[Tuple[int, int]], now_s: float) -> None:
+    def set_limits(self, limits_us: Sequence[tuple[int, int]], now_s: float) -> None:
         """Store limits for the first channels and clamp positions and targets into them."""
         for channel, (lo, hi) in enumerate(limits_us):
             self.limits[channel] = (lo, hi)

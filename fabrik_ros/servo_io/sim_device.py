@@ -17,6 +17,7 @@ Run stand-alone: ``python -m fabrik_ros.servo_io.sim_device --protocol native --
 """
 
 import argparse
+from collections.abc import Callable, Sequence
 import os
 import random
 import select
@@ -24,7 +25,7 @@ import signal
 import threading
 import time
 import tty
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Optional
 
 from fabrik_ros.servo_io.dialect import Protocol
 from fabrik_ros.servo_io.servo_model import ServoModel
@@ -183,31 +184,31 @@ class SimBoard:
 
     # -- what the board does ---------------------------------------------------------------
 
-    def pulses(self) -> Tuple[int, ...]:
+    def pulses(self) -> tuple[int, ...]:
         """Return what each output pin emits now [µs]; 0 = no pulses (detached or unset)."""
         with self._cv:
             return tuple(self.firmware.model.outputs(self._clock()))
 
-    def positions(self) -> Tuple[int, ...]:
+    def positions(self) -> tuple[int, ...]:
         """Return each channel's current pulse whether it is enabled or not [µs, 0 = unset]."""
         with self._cv:
             return tuple(self.firmware.model.positions(self._clock()))
 
-    def targets(self) -> Tuple[int, ...]:
+    def targets(self) -> tuple[int, ...]:
         """Return each channel's target [µs, 0 = unset]."""
         with self._cv:
             model = self.firmware.model
             return tuple(model.target(ch) for ch in range(self.channels))
 
     @property
-    def enabled(self) -> Tuple[bool, ...]:
+    def enabled(self) -> tuple[bool, ...]:
         """Return which channels pulse."""
         with self._cv:
             mask = self.firmware.model.enabled_mask
         return tuple(bool(mask >> ch & 1) for ch in range(self.channels))
 
     @property
-    def limits(self) -> Tuple[Tuple[int, int], ...]:
+    def limits(self) -> tuple[tuple[int, int], ...]:
         """Return each channel's ``(min_us, max_us)``."""
         with self._cv:
             return tuple(self.firmware.model.limits)

@@ -20,5 +20,6 @@ class SimFirmware(abc.ABC):
     def receive(self, data: bytes, now_s: float) -> bytes:
         """Handle bytes from the host and return the bytes to answer."""
 
+    @abc.abstractmethod
     def tick(self, now_s: float) -> None:
-        """Run time-driven behaviour such as a watchdog (nothing by default)."""
+        """Run time-driven behaviour such as a watchdog."""

@@ -1,7 +1,6 @@
 """Simulated Pololu Maestro answering the compact protocol (see ``maestro.py``)."""
 
 import math
-from typing import Dict
 
 from fabrik_ros.servo_io import maestro
 from fabrik_ros.servo_io.maestro import MaestroCommand, MaestroError
@@ -23,8 +22,11 @@ class MaestroFirmware(SimFirmware):
         self._decoder = maestro.MaestroCommandDecoder()
         self._seen_protocol_errors = 0
         self.errors = MaestroError(0)
-        self.speeds: Dict[int, int] = {}
-        self.accelerations: Dict[int, int] = {}
+        self.speeds: dict[int, int] = {}
+        self.accelerations: dict[int, int] = {}
+
+    def tick(self, now_s: float) -> None:
+        """Do nothing: the board has no timers that act on their own."""
 
     def receive(self, data: bytes, now_s: float) -> bytes:
         """Handle every complete packet and return the answers to Get commands."""

@@ -1,16 +1,24 @@
 """Simulated firmware speaking the board protocol exactly as hardware/PROTOCOL.md says."""
 
+from collections.abc import Callable
 import struct
-from typing import Callable, Dict, Optional
+from typing import Optional
 
 from fabrik_ros.servo_io import protocol
 from fabrik_ros.servo_io.protocol import (
-    BoardInfo, Command, CorruptFrame, Frame, NackError, PositionReport, WatchdogAction)
+    BoardInfo,
+    Command,
+    CorruptFrame,
+    Frame,
+    NackError,
+    PositionReport,
+    WatchdogAction,
+)
 from fabrik_ros.servo_io.servo_model import ServoModel
 from fabrik_ros.servo_io.sim_firmware import SimFirmware
 
 
-class _Nack(Exception):
+class _NackError(Exception):
     """Raised inside a handler to answer NACK with ``error``; never leaves this module."""
 
     def __init__(self, error: NackError) -> None:
@@ -28,7 +36,7 @@ class NativeFirmware(SimFirmware):
         self.action = WatchdogAction.HOLD
         self._last_valid_s = 0.0
         self.watchdog_fired = False
-        self._handlers: Dict[int, Callable[[bytes, float], Optional[bytes]]] = {
+        self._handlers: dict[int, Callable[[bytes, float], Optional[bytes]]] = {
             Command.PING: self._ping, Command.SET_PULSES: self._set_pulses,
             Command.SET_LIMITS: self._set_limits, Command.GET_POSITIONS: self._get_positions,
             Command.ENABLE: self._enable, Command.SET_TIMEOUT: self._set_timeout}
@@ -59,9 +67,9 @@ class NativeFirmware(SimFirmware):
         handler = self._handlers.get(frame.cmd)
         try:
             if handler is None:
-                raise _Nack(NackError.UNKNOWN_CMD)
+                raise _NackError(NackError.UNKNOWN_CMD)
             data = handler(frame.payload, now_s)
-        except _Nack as nack:
+        except _NackError as nack:
             return protocol.encode_nack(frame.seq, frame.cmd, nack.error)
         if data is None:
             return protocol.encode_ack(frame.seq, frame.cmd)
@@ -82,14 +90,14 @@ class NativeFirmware(SimFirmware):
         """Return k for a payload of ``header`` bytes plus k items; NACK on a bad length."""
         body = len(payload) - header
         if body < item or body % item:
-            raise _Nack(NackError.BAD_LENGTH)
+            raise _NackError(NackError.BAD_LENGTH)
         if body // item > self.model.channels:
-            raise _Nack(NackError.BAD_CHANNEL)
+            raise _NackError(NackError.BAD_CHANNEL)
         return body // item
 
     def _ping(self, payload: bytes, now_s: float) -> Optional[bytes]:
         if payload:
-            raise _Nack(NackError.BAD_LENGTH)
+            raise _NackError(NackError.BAD_LENGTH)
         return protocol.board_info_bytes(self.info)
 
     def _set_pulses(self, payload: bytes, now_s: float) -> Optional[bytes]:
@@ -97,7 +105,7 @@ class NativeFirmware(SimFirmware):
         move_ms, *pulses = struct.unpack(f'<H{count}H', payload)
         for channel, pulse in enumerate(pulses):
             if pulse and not self.model.in_limits(channel, pulse):
-                raise _Nack(NackError.OUT_OF_RANGE)
+                raise _NackError(NackError.OUT_OF_RANGE)
         # One move clock for all channels: a channel given 0 keeps its target but restarts
         # from where it is, so it too arrives when the new move ends (PROTOCOL.md).
         targets = [pulse or self.model.target(ch) for ch, pulse in enumerate(pulses)]
@@ -108,36 +116,36 @@ class NativeFirmware(SimFirmware):
     def _set_limits(self, payload: bytes, now_s: float) -> Optional[bytes]:
         count = self._channel_count(payload, 0, 4)
         values = struct.unpack(f'<{2 * count}H', payload)
-        pairs = list(zip(values[0::2], values[1::2]))
+        pairs = list(zip(values[0::2], values[1::2], strict=True))
         for low, high in pairs:
             if not protocol.PULSE_MIN_US <= low < high <= protocol.PULSE_MAX_US:
-                raise _Nack(NackError.OUT_OF_RANGE)
+                raise _NackError(NackError.OUT_OF_RANGE)
         self.model.set_limits(pairs, now_s)
         return None
 
     def _get_positions(self, payload: bytes, now_s: float) -> Optional[bytes]:
         if payload:
-            raise _Nack(NackError.BAD_LENGTH)
+            raise _NackError(NackError.BAD_LENGTH)
         report = PositionReport(self.model.enabled_mask, tuple(self.model.positions(now_s)))
         return protocol.position_bytes(report)
 
     def _enable(self, payload: bytes, now_s: float) -> Optional[bytes]:
         if len(payload) != 1:
-            raise _Nack(NackError.BAD_LENGTH)
+            raise _NackError(NackError.BAD_LENGTH)
         mask = payload[0]
         if mask >> self.model.channels:
-            raise _Nack(NackError.BAD_CHANNEL)
+            raise _NackError(NackError.BAD_CHANNEL)
         if any(mask >> ch & 1 and not self.model.target(ch) for ch in range(self.model.channels)):
-            raise _Nack(NackError.NO_TARGET)
+            raise _NackError(NackError.NO_TARGET)
         self.model.enabled_mask = mask
         return None
 
     def _set_timeout(self, payload: bytes, now_s: float) -> Optional[bytes]:
         if len(payload) != 3:
-            raise _Nack(NackError.BAD_LENGTH)
+            raise _NackError(NackError.BAD_LENGTH)
         timeout_ms, action = struct.unpack('<HB', payload)
         if action not in (WatchdogAction.HOLD, WatchdogAction.DETACH):
-            raise _Nack(NackError.OUT_OF_RANGE)
+            raise _NackError(NackError.OUT_OF_RANGE)
         self.timeout_s = timeout_ms / 1000.0
         self.action = WatchdogAction(action)
         self.watchdog_fired = False

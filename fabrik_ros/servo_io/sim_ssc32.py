@@ -18,6 +18,9 @@ class Ssc32Firmware(SimFirmware):
         super().__init__(model, firmware)
         self._decoder = ssc32.Ssc32CommandDecoder()
 
+    def tick(self, now_s: float) -> None:
+        """Do nothing: the board has no timers that act on their own."""
+
     def receive(self, data: bytes, now_s: float) -> bytes:
         """Handle every complete line and return the answers to queries."""
         replies = b''

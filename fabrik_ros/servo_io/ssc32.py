@@ -18,8 +18,9 @@ command after a (re)connect without ``T``.
 Pure: no I/O. :class:`Ssc32CommandDecoder` parses the host's commands for the simulated board.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Optional, Union
 
 CR = b'\r'
 CHANNELS = 32
@@ -38,7 +39,7 @@ def _check_channel(channel: int) -> None:
 
 def encode_group_move(pulses_us: Mapping[int, int], *, time_ms: Optional[int] = None,
                       speeds_us_per_s: Optional[Mapping[int, int]] = None) -> bytes:
-    """Return ``#<ch>P<pw>[S<spd>]...[T<ms>]\\r`` moving every channel in ``pulses_us``.
+    r"""Return ``#<ch>P<pw>[S<spd>]...[T<ms>]\r`` moving every channel in ``pulses_us``.
 
     :param pulses_us: channel → pulse width [µs], each within 500..2500.
     :param time_ms: duration of the whole group move [ms]; None = as fast as allowed.
@@ -69,7 +70,7 @@ def encode_group_move(pulses_us: Mapping[int, int], *, time_ms: Optional[int] = 
 
 
 def encode_stop_pulses(channels: Sequence[int]) -> bytes:
-    """Return ``#<ch>P0...\\r``: stop pulsing ``channels`` (servos go limp)."""
+    r"""Return ``#<ch>P0...\r``: stop pulsing ``channels`` (servos go limp)."""
     if not channels:
         raise ValueError('channels is empty, must name at least one channel')
     for channel in channels:
@@ -78,12 +79,12 @@ def encode_stop_pulses(channels: Sequence[int]) -> bytes:
 
 
 def encode_query_movement() -> bytes:
-    """Return ``Q\\r``; the board answers one byte, ``.`` (done) or ``+`` (moving)."""
+    r"""Return ``Q\r``; the board answers one byte, ``.`` (done) or ``+`` (moving)."""
     return b'Q' + CR
 
 
 def encode_query_pulse_widths(channels: Sequence[int]) -> bytes:
-    """Return ``QP<ch> QP<ch>...\\r``; the board answers one byte (pulse / 10) per channel."""
+    r"""Return ``QP<ch> QP<ch>...\r``; the board answers one byte (pulse / 10) per channel."""
     if not channels:
         raise ValueError('channels is empty, must name at least one channel')
     for channel in channels:
@@ -92,11 +93,11 @@ def encode_query_pulse_widths(channels: Sequence[int]) -> bytes:
 
 
 def encode_version() -> bytes:
-    """Return ``VER\\r``; the board answers its firmware version text ending in CR."""
+    r"""Return ``VER\r``; the board answers its firmware version text ending in CR."""
     return b'VER' + CR
 
 
-def decode_pulse_widths(data: bytes) -> Tuple[int, ...]:
+def decode_pulse_widths(data: bytes) -> tuple[int, ...]:
     """Return the pulse widths [µs] in a Query Pulse Width answer (10 µs resolution)."""
     return tuple(byte * 10 for byte in data)
 
@@ -124,7 +125,7 @@ class ChannelMove:
 class GroupMove:
     """A parsed group move; ``time_ms`` is None when the line had no ``T``."""
 
-    moves: Tuple[ChannelMove, ...]
+    moves: tuple[ChannelMove, ...]
     time_ms: Optional[int]
 
 
@@ -137,7 +138,7 @@ class QueryMovement:
 class QueryPulseWidths:
     """A parsed ``QP`` command (one or more channels)."""
 
-    channels: Tuple[int, ...]
+    channels: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -156,18 +157,18 @@ Ssc32Command = Union[GroupMove, QueryMovement, QueryPulseWidths, Version, Unpars
 
 
 class Ssc32CommandDecoder:
-    """Split the host's byte stream at CR and parse each line; never raises.
+    r"""Split the host's byte stream at CR and parse each line; never raises.
 
-    >>> Ssc32CommandDecoder().feed(b'#0P1500#1P900T500\\rQ\\r')[1]
+    >>> Ssc32CommandDecoder().feed(b'#0P1500#1P900T500\rQ\r')[1]
     QueryMovement()
     """
 
     def __init__(self) -> None:
         self._line = bytearray()
 
-    def feed(self, data: bytes) -> List[Ssc32Command]:
+    def feed(self, data: bytes) -> list[Ssc32Command]:
         """Add ``data`` and return a command for every line completed by it."""
-        commands: List[Ssc32Command] = []
+        commands: list[Ssc32Command] = []
         for byte in data:
             if byte == CR[0]:
                 commands.append(parse_line(self._line.decode('ascii', 'replace')))
@@ -202,7 +203,7 @@ def _parse_query_pulses(compact: str, text: str) -> Ssc32Command:
     return QueryPulseWidths(tuple(channels))
 
 
-def _tokens(compact: str) -> Optional[List[Tuple[str, int]]]:
+def _tokens(compact: str) -> Optional[list[tuple[str, int]]]:
     """Split ``#5P1500S20T9`` into ``[('#', 5), ('P', 1500), ...]``; None on bad syntax."""
     tokens = []
     index = 0
@@ -222,7 +223,7 @@ def _parse_group_move(compact: str, text: str) -> Ssc32Command:
     tokens = _tokens(compact)
     if not tokens:
         return Unparsed(text)
-    moves: List[ChannelMove] = []
+    moves: list[ChannelMove] = []
     time_ms = None
     channel: Optional[int] = None
     pulse: Optional[int] = None

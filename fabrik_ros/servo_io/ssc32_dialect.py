@@ -1,10 +1,17 @@
 """The link's view of the Lynxmotion SSC-32U (see ``ssc32.py`` for the manual's formats)."""
 
-from typing import List, Optional, Sequence, Set
+from collections.abc import Sequence
+from typing import Optional
 
 from fabrik_ros.servo_io import ssc32
 from fabrik_ros.servo_io.dialect import (
-    Answer, AnswerKind, Capabilities, mask_channels, Positions, Transaction)
+    Answer,
+    AnswerKind,
+    Capabilities,
+    mask_channels,
+    Positions,
+    Transaction,
+)
 from fabrik_ros.servo_io.protocol import BoardInfo
 from fabrik_ros.servo_io.raw_dialect import RawDialect
 
@@ -28,7 +35,7 @@ class Ssc32Dialect(RawDialect):
         if not 1 <= channels <= ssc32.CHANNELS:
             raise ValueError(f'channels = {channels!r}, must be within [1, {ssc32.CHANNELS}]')
         super().__init__(channels)
-        self._positioned: Set[int] = set()
+        self._positioned: set[int] = set()
 
     def reset(self) -> None:
         """Forget which channels the board has positioned, and buffered bytes."""
@@ -45,7 +52,7 @@ class Ssc32Dialect(RawDialect):
         return BoardInfo(0, self.channels, text) if text else None
 
     def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> List[Transaction]:
+               enabled_mask: int) -> list[Transaction]:
         """Return at most two group moves: unpositioned channels without T, the rest with T."""
         moving = {ch: pulses_us[ch] for ch in mask_channels(enabled_mask, self.channels)
                   if pulses_us[ch]}
@@ -60,7 +67,7 @@ class Ssc32Dialect(RawDialect):
         return transactions
 
     def enable(self, mask: int, previous_mask: int,
-               pulses_us: Sequence[int]) -> List[Transaction]:
+               pulses_us: Sequence[int]) -> list[Transaction]:
         """Stop channels leaving ``mask`` (``P0``); position channels joining it at once."""
         stopping = mask_channels(previous_mask & ~mask, self.channels)
         starting = {ch: pulses_us[ch] for ch in mask_channels(mask & ~previous_mask,
@@ -74,7 +81,7 @@ class Ssc32Dialect(RawDialect):
             self._positioned.update(starting)
         return transactions
 
-    def poll(self) -> List[Transaction]:
+    def poll(self) -> list[Transaction]:
         """Return one ``QP`` line for every channel; the answer is one byte per channel."""
         return [Transaction(ssc32.encode_query_pulse_widths(list(range(self.channels))),
                             AnswerKind.BYTES, size=self.channels)]

@@ -5,7 +5,6 @@
 """
 
 import re
-from typing import Dict, List, Tuple
 
 from fabrik_ros.servo_io import protocol
 from fabrik_ros.servo_io.protocol import Command, WatchdogAction
@@ -21,7 +20,7 @@ def _corrupt_crc(frame: bytes) -> bytes:
     return frame[:-1] + bytes((frame[-1] ^ 0xFF,))
 
 
-def requests() -> List[Tuple[str, bytes]]:
+def requests() -> list[tuple[str, bytes]]:
     """Return the host frames of the session, in order, named after what they show."""
     return [
         ('ping', protocol.encode_ping(1)),
@@ -44,7 +43,7 @@ def requests() -> List[Tuple[str, bytes]]:
     ]
 
 
-def session() -> List[Tuple[str, bytes]]:
+def session() -> list[tuple[str, bytes]]:
     """Return every line of the session: READY, then each request and the board's answer."""
     board = NativeFirmware(ServoModel(CHANNELS), FIRMWARE_NAME)
     lines = [('b00_ready', board.boot(0.0))]
@@ -68,7 +67,7 @@ def render() -> str:
     return f'```vectors\n{body}\n```'
 
 
-def parse(markdown: str) -> Dict[str, bytes]:
+def parse(markdown: str) -> dict[str, bytes]:
     """Return name → bytes for every vector line in the first ``vectors`` block of the text."""
     block = markdown.split('```vectors\n', 1)[1].split('```', 1)[0]
     vectors = {}
