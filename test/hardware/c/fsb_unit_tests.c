@@ -1,0 +1,711 @@
+/*
+ * Host-side unit tests of the firmware's protocol core (fsb_frame, fsb_board, fsb_limits_image).
+ *
+ *   fsb_unit_tests [--protocol PATH/PROTOCOL.md] [--list] [TEST...]
+ *
+ * With no test names every test runs. --protocol gives the spec whose worked examples
+ * the vector test checks byte for byte. Exit status 0 when every check passed.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <stdlib.h>
+
+#include "fsb_crc16.h"
+#include "fsb_limits_image.h"
+#include "fsb_test.h"
+
+static void feed_bytes(fsb_board_t *board, const uint8_t *bytes, size_t length)
+{
+    for (size_t i = 0; i < length; i++) {
+        fsb_board_feed(board, bytes[i]);
+    }
+}
+
+static int failures;
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            failures++;                                                                    \
+            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, __func__, \
+                    #cond);                                                                \
+        }                                                                                  \
+    } while (0)
+
+typedef struct {
+    uint8_t seq;
+    uint8_t cmd;
+    uint8_t length;
+    uint8_t payload[FSB_MAX_PAYLOAD];
+} reply_t;
+
+typedef struct {
+    fsb_board_t board;
+    capture_t out;
+    size_t read; /* replies before this offset in out have been taken */
+    uint8_t seq;
+} bench_t;
+
+static const char *protocol_path;
+
+static void bench_init(bench_t *bench)
+{
+    memset(bench, 0, sizeof(*bench));
+    fsb_board_init(&bench->board, NULL, capture_write, &bench->out);
+}
+
+/* Take the next reply frame the board wrote; return 0 if there is none. */
+static int take_reply(bench_t *bench, reply_t *reply)
+{
+    fsb_receiver_t rx;
+    fsb_frame_t frame;
+    fsb_receiver_init(&rx);
+    while (bench->read < bench->out.length) {
+        fsb_receiver_push(&rx, bench->out.bytes[bench->read++]);
+        if (fsb_receiver_next(&rx, &frame) == FSB_RX_FRAME) {
+            reply->seq = frame.seq;
+            reply->cmd = frame.cmd;
+            reply->length = frame.length;
+            memcpy(reply->payload, frame.payload, frame.length);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Send a request with the next sequence number; return the single reply it drew. */
+static reply_t request(bench_t *bench, uint8_t cmd, const uint8_t *payload, uint8_t length)
+{
+    uint8_t frame[FSB_MAX_FRAME];
+    reply_t reply = {0, 0, 0, {0}};
+    uint8_t seq = ++bench->seq;
+    feed_bytes(&bench->board, frame, fsb_frame_encode(frame, seq, cmd, payload, length));
+    CHECK(take_reply(bench, &reply));
+    CHECK(reply.seq == seq);
+    reply_t extra;
+    CHECK(!take_reply(bench, &extra));
+    return reply;
+}
+
+static int is_ack(reply_t reply, uint8_t cmd)
+{
+    return reply.cmd == FSB_REPLY_ACK && reply.length == 1 && reply.payload[0] == cmd;
+}
+
+static int is_nack(reply_t reply, uint8_t cmd, uint8_t error)
+{
+    return reply.cmd == FSB_REPLY_NACK && reply.length == 2 && reply.payload[0] == cmd &&
+           reply.payload[1] == error;
+}
+
+static reply_t set_pulses(bench_t *bench, uint16_t move_ms, const uint16_t *pulses,
+                          uint8_t count)
+{
+    uint8_t payload[FSB_MAX_PAYLOAD];
+    payload[0] = (uint8_t)(move_ms & 0xFF);
+    payload[1] = (uint8_t)(move_ms >> 8);
+    for (uint8_t i = 0; i < count; i++) {
+        payload[2 + 2 * i] = (uint8_t)(pulses[i] & 0xFF);
+        payload[3 + 2 * i] = (uint8_t)(pulses[i] >> 8);
+    }
+    return request(bench, FSB_CMD_SET_PULSES, payload, (uint8_t)(2 + 2 * count));
+}
+
+static reply_t set_limits(bench_t *bench, const uint16_t *pairs, uint8_t count)
+{
+    uint8_t payload[FSB_MAX_PAYLOAD];
+    for (uint8_t i = 0; i < 2 * count; i++) {
+        payload[2 * i] = (uint8_t)(pairs[i] & 0xFF);
+        payload[2 * i + 1] = (uint8_t)(pairs[i] >> 8);
+    }
+    return request(bench, FSB_CMD_SET_LIMITS, payload, (uint8_t)(4 * count));
+}
+
+static reply_t enable(bench_t *bench, uint8_t mask)
+{
+    return request(bench, FSB_CMD_ENABLE, &mask, 1);
+}
+
+static reply_t set_timeout(bench_t *bench, uint16_t timeout_ms, uint8_t action)
+{
+    const uint8_t payload[3] = {(uint8_t)(timeout_ms & 0xFF), (uint8_t)(timeout_ms >> 8), action};
+    return request(bench, FSB_CMD_SET_TIMEOUT, payload, 3);
+}
+
+static void advance_ms(bench_t *bench, unsigned ms)
+{
+    for (unsigned i = 0; i < ms; i++) {
+        /* Uneven steps, as the firmware's main loop produces them. */
+        fsb_board_advance(&bench->board, 400);
+        fsb_board_advance(&bench->board, 600);
+    }
+}
+
+/* Bit-at-a-time CRC straight from the definition, independent of the firmware's byte form. */
+static uint16_t reference_crc(const uint8_t *data, size_t length)
+{
+    uint16_t crc = 0xFFFF;
+    for (size_t i = 0; i < length; i++) {
+        crc ^= (uint16_t)(data[i] << 8);
+        for (int bit = 0; bit < 8; bit++) {
+            crc = (crc & 0x8000) ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
+        }
+    }
+    return crc;
+}
+
+static void test_crc_matches_check_value_and_bitwise_definition(void)
+{
+    CHECK(fsb_crc16((const uint8_t *)"123456789", 9) == 0x29B1);
+    uint8_t data[256];
+    for (int i = 0; i < 256; i++) {
+        data[i] = (uint8_t)(i * 37 + 11);
+    }
+    for (int length = 0; length <= 255; length += 17) {
+        CHECK(fsb_crc16(data, (uint8_t)length) == reference_crc(data, (size_t)length));
+    }
+}
+
+static void test_encoded_frame_has_sync_length_and_little_endian_crc(void)
+{
+    const uint8_t payload[2] = {0x34, 0x12};
+    uint8_t frame[FSB_MAX_FRAME];
+    CHECK(fsb_frame_encode(frame, 9, 0x05, payload, 2) == 9);
+    CHECK(frame[0] == 0xA5 && frame[1] == 0x5A && frame[2] == 2 && frame[3] == 9);
+    CHECK(frame[4] == 0x05 && frame[5] == 0x34 && frame[6] == 0x12);
+    uint16_t crc = reference_crc(frame + 2, 5);
+    CHECK(frame[7] == (crc & 0xFF) && frame[8] == (crc >> 8));
+    uint8_t too_long[FSB_MAX_PAYLOAD + 1] = {0};
+    CHECK(fsb_frame_encode(frame, 0, 1, too_long, sizeof(too_long)) == 0);
+}
+
+/* Push bytes into a receiver; record what it hands out as "F<seq>" / "C<seq>" tokens. */
+static void receive(fsb_receiver_t *rx, const uint8_t *bytes, size_t length, char *log)
+{
+    fsb_frame_t frame;
+    fsb_rx_kind_t kind;
+    for (size_t i = 0; i < length; i++) {
+        fsb_receiver_push(rx, bytes[i]);
+        while ((kind = fsb_receiver_next(rx, &frame)) != FSB_RX_NONE) {
+            sprintf(log + strlen(log), "%c%u ", kind == FSB_RX_FRAME ? 'F' : 'C', frame.seq);
+        }
+    }
+}
+
+static void test_receiver_finds_frames_among_garbage_and_split_reads(void)
+{
+    uint8_t stream[64];
+    size_t n = 0;
+    const uint8_t junk[] = {0x00, 0xA5, 0xA5, 0x13, 0x5A, 0xFF};
+    memcpy(stream, junk, sizeof(junk));
+    n += sizeof(junk);
+    n += fsb_frame_encode(stream + n, 3, FSB_CMD_PING, NULL, 0);
+    stream[n++] = 0xA5;
+    n += fsb_frame_encode(stream + n, 4, FSB_CMD_PING, NULL, 0);
+    fsb_receiver_t rx;
+    fsb_receiver_init(&rx);
+    char log[256] = "";
+    receive(&rx, stream, n, log);
+    CHECK(strcmp(log, "F3 F4 ") == 0);
+}
+
+static void test_receiver_skips_length_over_64_and_resyncs(void)
+{
+    uint8_t stream[32] = {0xA5, 0x5A, 65};
+    size_t n = 3 + fsb_frame_encode(stream + 3, 8, FSB_CMD_PING, NULL, 0);
+    fsb_receiver_t rx;
+    fsb_receiver_init(&rx);
+    char log[256] = "";
+    receive(&rx, stream, n, log);
+    CHECK(strcmp(log, "F8 ") == 0);
+}
+
+static void test_receiver_reports_bad_crc_then_finds_frame_hidden_inside(void)
+{
+    /* A bogus header claiming 9 payload bytes swallows a real 7-byte PING. */
+    uint8_t stream[32] = {0xA5, 0x5A, 9, 0x77, 0x02};
+    size_t n = 5 + fsb_frame_encode(stream + 5, 5, FSB_CMD_PING, NULL, 0);
+    stream[n++] = 0x00;
+    stream[n++] = 0x00;
+    stream[n++] = 0x00;
+    stream[n++] = 0x00;
+    fsb_receiver_t rx;
+    fsb_receiver_init(&rx);
+    char log[256] = "";
+    receive(&rx, stream, n, log);
+    CHECK(strcmp(log, "C119 F5 ") == 0);
+}
+
+static int has_board_info(const uint8_t *data, uint8_t length)
+{
+    const char *name = FSB_FIRMWARE_NAME;
+    return length == 2 + strlen(name) && data[0] == 1 && data[1] == FSB_CHANNELS &&
+           memcmp(data + 2, name, strlen(name)) == 0;
+}
+
+static void test_ready_and_ping_report_version_channels_and_name(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    fsb_board_send_ready(&bench.board);
+    reply_t ready;
+    CHECK(take_reply(&bench, &ready));
+    CHECK(ready.seq == 0 && ready.cmd == FSB_REPLY_READY);
+    CHECK(has_board_info(ready.payload, ready.length));
+    reply_t data = request(&bench, FSB_CMD_PING, NULL, 0);
+    CHECK(data.cmd == FSB_REPLY_DATA && data.payload[0] == FSB_CMD_PING);
+    CHECK(has_board_info(data.payload + 1, (uint8_t)(data.length - 1)));
+    const uint8_t extra = 0;
+    CHECK(is_nack(request(&bench, FSB_CMD_PING, &extra, 1), FSB_CMD_PING, FSB_ERR_BAD_LENGTH));
+}
+
+static void test_unset_channel_takes_its_first_target_at_once(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t pulses[2] = {1500, 0};
+    CHECK(is_ack(set_pulses(&bench, 1000, pulses, 2), FSB_CMD_SET_PULSES));
+    CHECK(bench.board.current_us[0] == 1500);
+    CHECK(bench.board.current_us[1] == 0);
+    CHECK(bench.board.enabled_mask == 0);
+}
+
+static void test_move_is_linear_over_move_ms(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t start[1] = {1000};
+    const uint16_t end[1] = {2000};
+    set_pulses(&bench, 0, start, 1);
+    CHECK(is_ack(set_pulses(&bench, 500, end, 1), FSB_CMD_SET_PULSES));
+    CHECK(bench.board.current_us[0] == 1000);
+    advance_ms(&bench, 100);
+    CHECK(bench.board.current_us[0] == 1200);
+    advance_ms(&bench, 250);
+    CHECK(bench.board.current_us[0] == 1700);
+    advance_ms(&bench, 150);
+    CHECK(bench.board.current_us[0] == 2000);
+    advance_ms(&bench, 100);
+    CHECK(bench.board.current_us[0] == 2000);
+}
+
+static void test_new_move_starts_where_the_old_one_got_to(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t start[2] = {1000, 1000};
+    const uint16_t first[2] = {2000, 2000};
+    const uint16_t second[2] = {1000, 0};
+    set_pulses(&bench, 0, start, 2);
+    set_pulses(&bench, 1000, first, 2);
+    advance_ms(&bench, 500);
+    CHECK(bench.board.current_us[0] == 1500 && bench.board.current_us[1] == 1500);
+    CHECK(is_ack(set_pulses(&bench, 100, second, 2), FSB_CMD_SET_PULSES));
+    advance_ms(&bench, 50);
+    /* Channel 0 turns back; channel 1 keeps its target, now on the new move's clock. */
+    CHECK(bench.board.current_us[0] == 1250);
+    CHECK(bench.board.current_us[1] == 1750);
+    advance_ms(&bench, 50);
+    CHECK(bench.board.current_us[0] == 1000 && bench.board.current_us[1] == 2000);
+}
+
+static void test_out_of_range_pulse_changes_no_channel(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t start[2] = {1000, 1000};
+    const uint16_t bad[2] = {1200, 2501};
+    const uint16_t low[1] = {499};
+    set_pulses(&bench, 0, start, 2);
+    CHECK(is_nack(set_pulses(&bench, 0, bad, 2), FSB_CMD_SET_PULSES, FSB_ERR_OUT_OF_RANGE));
+    CHECK(is_nack(set_pulses(&bench, 0, low, 1), FSB_CMD_SET_PULSES, FSB_ERR_OUT_OF_RANGE));
+    CHECK(bench.board.current_us[0] == 1000 && bench.board.target_us[0] == 1000);
+    CHECK(bench.board.current_us[1] == 1000 && bench.board.target_us[1] == 1000);
+}
+
+static void test_set_pulses_length_and_channel_count_are_checked(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t seven[7] = {1500, 1500, 1500, 1500, 1500, 1500, 1500};
+    const uint8_t odd[3] = {0, 0, 0};
+    CHECK(is_nack(set_pulses(&bench, 0, seven, 0), FSB_CMD_SET_PULSES, FSB_ERR_BAD_LENGTH));
+    CHECK(is_nack(request(&bench, FSB_CMD_SET_PULSES, odd, 3), FSB_CMD_SET_PULSES,
+                  FSB_ERR_BAD_LENGTH));
+    CHECK(is_nack(set_pulses(&bench, 0, seven, 7), FSB_CMD_SET_PULSES, FSB_ERR_BAD_CHANNEL));
+    CHECK(is_ack(set_pulses(&bench, 0, seven, 6), FSB_CMD_SET_PULSES));
+}
+
+static void test_new_limits_clamp_pulses_and_are_flagged_for_storage(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t start[2] = {600, 2400};
+    const uint16_t end[1] = {2400};
+    const uint16_t limits[4] = {1000, 2000, 700, 2200};
+    set_pulses(&bench, 0, start, 2);
+    set_pulses(&bench, 1000, end, 1);
+    CHECK(is_ack(set_limits(&bench, limits, 2), FSB_CMD_SET_LIMITS));
+    CHECK(bench.board.limits_changed);
+    CHECK(bench.board.current_us[0] == 1000 && bench.board.target_us[0] == 2000);
+    CHECK(bench.board.current_us[1] == 2200 && bench.board.target_us[1] == 2200);
+    advance_ms(&bench, 500);
+    CHECK(bench.board.current_us[0] >= 1000 && bench.board.current_us[0] <= 2000);
+    const uint16_t outside[1] = {2100};
+    CHECK(is_nack(set_pulses(&bench, 0, outside, 1), FSB_CMD_SET_PULSES,
+                  FSB_ERR_OUT_OF_RANGE));
+}
+
+static void test_invalid_limits_change_nothing(void)
+{
+    static const uint16_t bad_pairs[][4] = {
+        {1000, 2000, 399, 2000}, {1000, 2000, 500, 2601}, {1000, 2000, 1500, 1500},
+        {1000, 2000, 1600, 1500}};
+    bench_t bench;
+    bench_init(&bench);
+    for (size_t i = 0; i < sizeof(bad_pairs) / sizeof(bad_pairs[0]); i++) {
+        CHECK(is_nack(set_limits(&bench, bad_pairs[i], 2), FSB_CMD_SET_LIMITS,
+                      FSB_ERR_OUT_OF_RANGE));
+        CHECK(bench.board.limits[0].min_us == 500 && bench.board.limits[0].max_us == 2500);
+    }
+    const uint16_t seven[14] = {0};
+    CHECK(is_nack(set_limits(&bench, seven, 7), FSB_CMD_SET_LIMITS, FSB_ERR_BAD_CHANNEL));
+    const uint8_t three[3] = {0};
+    CHECK(is_nack(request(&bench, FSB_CMD_SET_LIMITS, three, 3), FSB_CMD_SET_LIMITS,
+                  FSB_ERR_BAD_LENGTH));
+    CHECK(!bench.board.limits_changed);
+}
+
+static void test_enable_needs_a_target_and_existing_channels(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t pulses[1] = {1500};
+    CHECK(is_nack(enable(&bench, 0x01), FSB_CMD_ENABLE, FSB_ERR_NO_TARGET));
+    set_pulses(&bench, 0, pulses, 1);
+    CHECK(is_nack(enable(&bench, 0x03), FSB_CMD_ENABLE, FSB_ERR_NO_TARGET));
+    CHECK(is_nack(enable(&bench, 0x41), FSB_CMD_ENABLE, FSB_ERR_BAD_CHANNEL));
+    CHECK(bench.board.enabled_mask == 0);
+    CHECK(is_ack(enable(&bench, 0x01), FSB_CMD_ENABLE));
+    CHECK(bench.board.enabled_mask == 0x01);
+    CHECK(is_ack(enable(&bench, 0x00), FSB_CMD_ENABLE));
+    CHECK(bench.board.enabled_mask == 0 && bench.board.current_us[0] == 1500);
+    CHECK(is_nack(request(&bench, FSB_CMD_ENABLE, NULL, 0), FSB_CMD_ENABLE,
+                  FSB_ERR_BAD_LENGTH));
+}
+
+static void test_get_positions_reports_mask_and_current_pulses(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t pulses[3] = {1500, 0, 0x0402};
+    set_pulses(&bench, 0, pulses, 3);
+    enable(&bench, 0x05);
+    reply_t reply = request(&bench, FSB_CMD_GET_POSITIONS, NULL, 0);
+    const uint8_t expected[] = {FSB_CMD_GET_POSITIONS, 0x05, 0xDC, 0x05, 0, 0, 0x02, 0x04,
+                                0, 0, 0, 0, 0, 0};
+    CHECK(reply.cmd == FSB_REPLY_DATA && reply.length == sizeof(expected));
+    CHECK(memcmp(reply.payload, expected, sizeof(expected)) == 0);
+}
+
+static void test_watchdog_hold_stops_moves_once_after_silence(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t start[1] = {1000};
+    const uint16_t end[1] = {2000};
+    set_pulses(&bench, 0, start, 1);
+    enable(&bench, 0x01);
+    set_pulses(&bench, 1000, end, 1);
+    CHECK(is_ack(set_timeout(&bench, 200, FSB_WATCHDOG_HOLD), FSB_CMD_SET_TIMEOUT));
+    advance_ms(&bench, 199);
+    CHECK(!bench.board.watchdog_fired);
+    advance_ms(&bench, 1);
+    CHECK(bench.board.watchdog_fired && bench.board.current_us[0] == 1200);
+    advance_ms(&bench, 300);
+    CHECK(bench.board.current_us[0] == 1200 && bench.board.enabled_mask == 0x01);
+}
+
+static void test_watchdog_detach_clears_enables_and_valid_frames_rearm_it(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t pulses[2] = {1500, 1500};
+    set_pulses(&bench, 0, pulses, 2);
+    enable(&bench, 0x03);
+    set_timeout(&bench, 100, FSB_WATCHDOG_DETACH);
+    advance_ms(&bench, 60);
+    /* Even a refused frame proves the host alive; a corrupted one does not. */
+    CHECK(is_nack(request(&bench, 0x7F, NULL, 0), 0x7F, FSB_ERR_UNKNOWN_CMD));
+    advance_ms(&bench, 60);
+    uint8_t frame[FSB_MAX_FRAME];
+    uint8_t n = fsb_frame_encode(frame, 50, FSB_CMD_PING, NULL, 0);
+    frame[n - 1] ^= 0x01;
+    feed_bytes(&bench.board, frame, n);
+    reply_t reply;
+    CHECK(take_reply(&bench, &reply) && is_nack(reply, FSB_CMD_PING, FSB_ERR_BAD_CRC));
+    CHECK(bench.board.enabled_mask == 0x03);
+    advance_ms(&bench, 40);
+    CHECK(bench.board.enabled_mask == 0);
+    CHECK(is_ack(enable(&bench, 0x03), FSB_CMD_ENABLE));
+    advance_ms(&bench, 99);
+    CHECK(bench.board.enabled_mask == 0x03);
+    advance_ms(&bench, 1);
+    CHECK(bench.board.enabled_mask == 0);
+}
+
+static void test_set_timeout_checks_length_and_action(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    CHECK(is_nack(set_timeout(&bench, 100, 2), FSB_CMD_SET_TIMEOUT, FSB_ERR_OUT_OF_RANGE));
+    CHECK(bench.board.timeout_ms == 0);
+    const uint8_t two[2] = {100, 0};
+    CHECK(is_nack(request(&bench, FSB_CMD_SET_TIMEOUT, two, 2), FSB_CMD_SET_TIMEOUT,
+                  FSB_ERR_BAD_LENGTH));
+    CHECK(is_ack(set_timeout(&bench, 0, FSB_WATCHDOG_DETACH), FSB_CMD_SET_TIMEOUT));
+    advance_ms(&bench, 1000);
+    CHECK(!bench.board.watchdog_fired);
+}
+
+static void test_corrupted_frame_is_nacked_with_its_seq_and_changes_nothing(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint8_t payload[6] = {0, 0, 0xDC, 0x05, 0xDC, 0x05};
+    uint8_t frame[FSB_MAX_FRAME];
+    uint8_t n = fsb_frame_encode(frame, 42, FSB_CMD_SET_PULSES, payload, sizeof(payload));
+    frame[6] ^= 0x10;
+    feed_bytes(&bench.board, frame, n);
+    reply_t reply;
+    CHECK(take_reply(&bench, &reply));
+    CHECK(reply.seq == 42 && is_nack(reply, FSB_CMD_SET_PULSES, FSB_ERR_BAD_CRC));
+    CHECK(bench.board.current_us[0] == 0 && bench.board.current_us[1] == 0);
+}
+
+static void test_unknown_command_and_reply_kinds_are_refused(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    CHECK(is_nack(request(&bench, 0x00, NULL, 0), 0x00, FSB_ERR_UNKNOWN_CMD));
+    CHECK(is_nack(request(&bench, 0x07, NULL, 0), 0x07, FSB_ERR_UNKNOWN_CMD));
+    CHECK(is_nack(request(&bench, FSB_REPLY_ACK, NULL, 0), FSB_REPLY_ACK, FSB_ERR_UNKNOWN_CMD));
+}
+
+static void test_limits_image_round_trips_and_rejects_damage(void)
+{
+    fsb_limits_t limits[FSB_CHANNELS];
+    for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
+        limits[ch].min_us = (uint16_t)(600 + ch);
+        limits[ch].max_us = (uint16_t)(2400 - ch);
+    }
+    uint8_t image[FSB_LIMITS_IMAGE_SIZE];
+    fsb_limits_image_encode(limits, image);
+    fsb_limits_t loaded[FSB_CHANNELS];
+    CHECK(fsb_limits_image_decode(image, loaded));
+    CHECK(memcmp(loaded, limits, sizeof(limits)) == 0);
+    for (size_t i = 0; i < sizeof(image); i++) {
+        image[i] ^= 0x04;
+        CHECK(!fsb_limits_image_decode(image, loaded));
+        image[i] ^= 0x04;
+    }
+    memset(image, 0xFF, sizeof(image)); /* a blank EEPROM */
+    CHECK(!fsb_limits_image_decode(image, loaded));
+}
+
+static void test_stored_limits_outside_the_rules_fall_back_to_defaults(void)
+{
+    fsb_limits_t stored[FSB_CHANNELS];
+    for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
+        stored[ch].min_us = 800;
+        stored[ch].max_us = 2200;
+    }
+    stored[3].min_us = 2300;
+    fsb_board_t board;
+    capture_t out = {{0}, 0};
+    fsb_board_init(&board, stored, capture_write, &out);
+    CHECK(board.limits[0].min_us == 800 && board.limits[0].max_us == 2200);
+    CHECK(board.limits[3].min_us == 500 && board.limits[3].max_us == 2500);
+}
+
+/* Parse "xNN_label: HH HH ..." into kind ('h' or 'b'), step and bytes; 0 if malformed. */
+static int parse_vector_line(const char *line, char *kind, int *step, uint8_t *bytes,
+                             size_t *length)
+{
+    const char *colon = strstr(line, ": ");
+    if ((line[0] != 'h' && line[0] != 'b') || line[1] < '0' || line[1] > '9' || line[2] < '0' ||
+        line[2] > '9' || line[3] != '_' || !colon) {
+        return 0;
+    }
+    *kind = line[0];
+    *step = (line[1] - '0') * 10 + (line[2] - '0');
+    *length = 0;
+    for (const char *p = colon + 2; *p; p += 3) {
+        unsigned value;
+        if (sscanf(p, "%2X", &value) != 1 || *length >= CAPTURE_SIZE) {
+            return 0;
+        }
+        bytes[(*length)++] = (uint8_t)value;
+        if (p[2] == '\0') {
+            break;
+        }
+        if (p[2] != ' ') {
+            return 0;
+        }
+    }
+    return *length > 0;
+}
+
+/* The first ```vectors block of the file, as a malloc'ed string; NULL if there is none. */
+static char *read_vectors_block(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return NULL;
+    }
+    static char text[1 << 16];
+    size_t size = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[size] = '\0';
+    char *start = strstr(text, "```vectors\n");
+    char *end = start ? strstr(start + 11, "```") : NULL;
+    if (!end) {
+        fprintf(stderr, "%s has no ```vectors block\n", path);
+        return NULL;
+    }
+    *end = '\0';
+    return strdup(start + 11);
+}
+
+/* Check one vector line against the board; return the number of lines checked (0 or 1). */
+static int check_vector(bench_t *bench, const char *line, int *host_step)
+{
+    char kind;
+    int step;
+    uint8_t bytes[CAPTURE_SIZE];
+    size_t length;
+    if (!parse_vector_line(line, &kind, &step, bytes, &length)) {
+        fprintf(stderr, "PROTOCOL.md vector line not understood: %s\n", line);
+        failures++;
+        return 0;
+    }
+    if (kind == 'h') {
+        *host_step = step;
+        feed_bytes(&bench->board, bytes, length);
+        return 1;
+    }
+    if (step == 0) {
+        fsb_board_send_ready(&bench->board);
+    } else if (step != *host_step) {
+        fprintf(stderr, "board line %s follows host step %d\n", line, *host_step);
+        failures++;
+    }
+    size_t sent = bench->out.length - bench->read;
+    if (sent != length || memcmp(bench->out.bytes + bench->read, bytes, length) != 0) {
+        fprintf(stderr, "PROTOCOL.md %.*s: the board sent %zu other bytes:", 3, line, sent);
+        for (size_t i = bench->read; i < bench->out.length; i++) {
+            fprintf(stderr, " %02X", bench->out.bytes[i]);
+        }
+        fprintf(stderr, "\n");
+        failures++;
+    }
+    bench->read = bench->out.length;
+    return 1;
+}
+
+/* PROTOCOL.md "Worked examples": one session with a fresh board, every reply byte for byte. */
+static void test_protocol_worked_examples(void)
+{
+    char *block = protocol_path ? read_vectors_block(protocol_path) : NULL;
+    if (!block) {
+        fprintf(stderr, "test_protocol_worked_examples needs --protocol PATH/PROTOCOL.md\n");
+        failures++;
+        return;
+    }
+    bench_t bench;
+    bench_init(&bench);
+    int host_step = -1;
+    int checked = 0;
+    for (char *line = strtok(block, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] != '#') {
+            checked += check_vector(&bench, line, &host_step);
+        }
+    }
+    free(block);
+    CHECK(checked >= 2);
+    printf("checked %d PROTOCOL.md vector lines\n", checked);
+}
+
+typedef struct {
+    const char *name;
+    void (*run)(void);
+} test_case_t;
+
+#define TEST(fn) {#fn, fn}
+
+static const test_case_t TESTS[] = {
+    TEST(test_crc_matches_check_value_and_bitwise_definition),
+    TEST(test_encoded_frame_has_sync_length_and_little_endian_crc),
+    TEST(test_receiver_finds_frames_among_garbage_and_split_reads),
+    TEST(test_receiver_skips_length_over_64_and_resyncs),
+    TEST(test_receiver_reports_bad_crc_then_finds_frame_hidden_inside),
+    TEST(test_ready_and_ping_report_version_channels_and_name),
+    TEST(test_unset_channel_takes_its_first_target_at_once),
+    TEST(test_move_is_linear_over_move_ms),
+    TEST(test_new_move_starts_where_the_old_one_got_to),
+    TEST(test_out_of_range_pulse_changes_no_channel),
+    TEST(test_set_pulses_length_and_channel_count_are_checked),
+    TEST(test_new_limits_clamp_pulses_and_are_flagged_for_storage),
+    TEST(test_invalid_limits_change_nothing),
+    TEST(test_enable_needs_a_target_and_existing_channels),
+    TEST(test_get_positions_reports_mask_and_current_pulses),
+    TEST(test_watchdog_hold_stops_moves_once_after_silence),
+    TEST(test_watchdog_detach_clears_enables_and_valid_frames_rearm_it),
+    TEST(test_set_timeout_checks_length_and_action),
+    TEST(test_corrupted_frame_is_nacked_with_its_seq_and_changes_nothing),
+    TEST(test_unknown_command_and_reply_kinds_are_refused),
+    TEST(test_limits_image_round_trips_and_rejects_damage),
+    TEST(test_stored_limits_outside_the_rules_fall_back_to_defaults),
+    TEST(test_protocol_worked_examples),
+};
+
+#define TEST_COUNT (sizeof(TESTS) / sizeof(TESTS[0]))
+
+static int run_named(const char *name)
+{
+    for (size_t i = 0; i < TEST_COUNT; i++) {
+        if (strcmp(TESTS[i].name, name) == 0) {
+            TESTS[i].run();
+            return 1;
+        }
+    }
+    fprintf(stderr, "no test named %s\n", name);
+    failures++;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int named = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--list") == 0) {
+            for (size_t t = 0; t < TEST_COUNT; t++) {
+                printf("%s\n", TESTS[t].name);
+            }
+            return 0;
+        }
+        if (strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
+            protocol_path = argv[++i];
+        } else {
+            run_named(argv[i]);
+            named++;
+        }
+    }
+    if (!named) {
+        for (size_t t = 0; t < TEST_COUNT; t++) {
+            TESTS[t].run();
+        }
+    }
+    printf("%s\n", failures ? "FAILED" : "OK");
+    return failures ? 1 : 0;
+}
