@@ -18,7 +18,7 @@ from fabrik_ros.servo_io.protocol import (
     WatchdogAction,
 )
 from fabrik_ros.servo_io.servo_model import ServoModel
-from fabrik_ros.servo_io.sim_device import SimBoard
+from fabrik_ros.servo_io.sim_board import SimBoard
 
 __all__ = [
     'BoardInfo', 'BoardRefused', 'Capabilities', 'Command', 'Deadline', 'Frame',

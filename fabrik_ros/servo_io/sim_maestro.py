@@ -31,14 +31,16 @@ class MaestroFirmware(SimFirmware):
     def receive(self, data: bytes, now_s: float) -> bytes:
         """Handle every complete packet and return the answers to Get commands."""
         replies = b''
-        for command in self._decoder.feed(data):
-            if command.channel is not None and command.channel >= self.model.channels:
+        for byte in data:      # byte by byte, so an error is flagged before the next packet
+            commands = self._decoder.feed(bytes((byte,)))
+            if self._decoder.protocol_errors != self._seen_protocol_errors:
+                self._seen_protocol_errors = self._decoder.protocol_errors
                 self.errors |= MaestroError.SERIAL_PROTOCOL
-                continue
-            replies += self._handle(command, now_s)
-        if self._decoder.protocol_errors != self._seen_protocol_errors:
-            self._seen_protocol_errors = self._decoder.protocol_errors
-            self.errors |= MaestroError.SERIAL_PROTOCOL
+            for command in commands:
+                if command.channel is not None and command.channel >= self.model.channels:
+                    self.errors |= MaestroError.SERIAL_PROTOCOL
+                    continue
+                replies += self._handle(command, now_s)
         return replies
 
     def _handle(self, command: MaestroCommand, now_s: float) -> bytes:
