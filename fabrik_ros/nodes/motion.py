@@ -22,7 +22,8 @@ class MotionPlanner:
 
     - Nothing is sent before :meth:`start`, which moves to the home pose over at least
       ``home_move_s`` (longer if the speed limits need it and the start pose is known).
-    - Commands that arrive during a move home are kept and followed once it ends.
+    - Commands that arrive before or during the first move home are kept and followed once
+      it ends; :meth:`go_home` (the ~/home service) replaces them with the home pose.
     - Afterwards every :meth:`step` moves each joint toward the latest command by at most its
       speed limit times the time since the previous step, and the board interpolates over
       that same time, so the motion is a smooth ramp.
@@ -32,9 +33,10 @@ class MotionPlanner:
 
     def __init__(self, slew: SlewLimiter, home_rad: Sequence[float], *,
                  home_move_s: float) -> None:
+        """Plan from ``home_rad`` [rad]; ``home_move_s`` [s] is the shortest move home."""
         self._slew = slew
         self._home = tuple(float(a) for a in home_rad)
-        self._home_move_s = home_move_s
+        self.home_move_s = home_move_s
         self._sent: Optional[Angles] = None
         self._target: Angles = self._home
         self._busy_until = 0.0
@@ -55,24 +57,36 @@ class MotionPlanner:
         """Return the latest commanded angles [rad]."""
         return self._target
 
+    def set_speeds(self, speeds_rad_s: Sequence[float]) -> None:
+        """Change the per-joint speed limits [rad/s] from the next step on."""
+        self._slew = SlewLimiter(tuple(float(s) for s in speeds_rad_s))
+
     def command(self, angles_rad: Sequence[float]) -> None:
         """Make ``angles_rad`` the pose to move to (latest wins)."""
         self._target = tuple(float(a) for a in angles_rad)
 
     def start(self, now_s: float, current_rad: Optional[Sequence[float]]) -> Send:
-        """Return the first move: home, slowly, from ``current_rad`` if the board reported it."""
+        """Return the first move: home, slowly, from ``current_rad`` if the board reported it.
+
+        A command that arrived before the start is kept and followed after the move home.
+        """
         self._sent = None if current_rad is None else tuple(float(a) for a in current_rad)
-        return self.go_home(now_s)
+        return self._move_home(now_s)
 
     def go_home(self, now_s: float) -> Send:
-        """Return a move to the home pose that respects the speed limits; home becomes the target.
+        """Return a slow move to the home pose, which replaces the latest command.
 
         :param now_s: the current time [s] on the clock later steps use
         """
-        move_s = self._home_move_s
+        self._target = self._home
+        return self._move_home(now_s)
+
+    def _move_home(self, now_s: float) -> Send:
+        """Move home over home_move_s, or longer if the speed limits need it."""
+        move_s = self.home_move_s
         if self._sent is not None:
             move_s = max(move_s, self._slew.duration_s(self._sent, self._home))
-        self._target = self._sent = self._home
+        self._sent = self._home
         self._busy_until = now_s + move_s
         self._last_step_s = self._busy_until
         return Send(self._home, move_s)

@@ -46,18 +46,17 @@ class RosHarness:
                 during()
             self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
 
-    def spin_for(self, duration_s: float) -> None:
-        """Spin for ``duration_s`` to let anything that would happen, happen (no sleep)."""
-        deadline = time.monotonic() + duration_s
-        while time.monotonic() < deadline:
-            self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
+    def destroy(self, node: Node) -> None:
+        """Call the node's shutdown() if it has one, as main() does, and destroy it."""
+        self.nodes.remove(node)
+        if hasattr(node, 'shutdown'):
+            node.shutdown()
+        self.executor.remove_node(node)
+        node.destroy_node()
 
     def close(self) -> None:
-        """Destroy every node (calling its shutdown() first, as main() does) and the context."""
-        for node in reversed(self.nodes):
-            if hasattr(node, 'shutdown'):
-                node.shutdown()
-            self.executor.remove_node(node)
-            node.destroy_node()
+        """Destroy every node that is left, then the executor and the context."""
+        for node in reversed(list(self.nodes)):
+            self.destroy(node)
         self.executor.shutdown()
         rclpy.shutdown(context=self.context)

@@ -31,7 +31,18 @@ def test_nothing_is_sent_before_the_start_and_the_start_goes_home_slowly():
     planner.command((0.5, 0.5))
     assert planner.step(10.0) is None
     assert planner.start(10.0, None) == Send(HOME, 2.0)
-    assert planner.target == HOME, 'the start replaces earlier commands with home'
+    assert planner.target == (0.5, 0.5), 'a command from before the start is kept'
+    assert planner.step(11.0) is None, 'still homing'
+    assert planner.step(12.5).angles_rad == pytest.approx((0.5, 0.5))
+
+
+def test_go_home_replaces_the_latest_command():
+    planner = MotionPlanner(SlewLimiter((1.0, 1.0)), HOME, home_move_s=0.5)
+    planner.start(0.0, None)
+    planner.command((1.5, -0.5))
+    assert planner.step(2.0).angles_rad == pytest.approx((1.5, -0.5))
+    assert planner.go_home(2.0) == Send(HOME, 1.5), 'as long as the speed limit needs'
+    assert planner.target == HOME
 
 
 def test_a_known_start_pose_far_from_home_stretches_the_home_move_to_the_speed_limit():

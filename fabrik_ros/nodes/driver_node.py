@@ -1,0 +1,321 @@
+"""servo_driver: joint commands in, calibrated pulses out to a serial servo board."""
+
+import enum
+import time
+from typing import Optional
+
+from diagnostic_msgs.msg import DiagnosticArray
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    SetParametersResult,
+)
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool, Trigger
+
+from fabrik_ros.nodes.arm_params import declare_arm, redeclare
+from fabrik_ros.nodes.board_layout import BoardLayout
+from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
+from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.motion import MotionPlanner, Send
+from fabrik_ros.nodes.slew import SlewLimiter
+from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.servo_io import (
+    LinkError,
+    LinkOptions,
+    LinkState,
+    Protocol,
+    ServoLink,
+    WatchdogAction,
+)
+
+
+class FinalState(enum.Enum):
+    """What the servos do when the driver stops (or the board's watchdog fires)."""
+
+    HOLD = 'hold'      # keep pulsing at the last pose
+    DETACH = 'detach'  # stop pulses: servos go limp
+
+
+_CHOICES = {'protocol': [p.value for p in Protocol],
+            'on_shutdown': [s.value for s in FinalState],
+            'board_timeout_action': [s.value for s in FinalState]}
+_WARN_EVERY_S = 5.0
+_START_WAIT_S = 0.5      # after connecting, how long to wait for a position report
+_SHUTDOWN_SYNC_S = 1.0
+
+
+class ServoDriverNode(Node):
+    """Send speed-limited joint commands to a servo board as calibrated pulses.
+
+    - Safe start: once the board answers, the arm moves to its home pose over
+      ``home_move_time_s`` (longer if the speed limits need it), then follows
+      ``joint_commands`` (matched by joint name) at no more than ``max_speed_rad_s`` per joint.
+    - Commands are latched (the command-timeout behaviour is *hold*): without new commands
+      the arm finishes the move to the last one and holds it, however long that is. If the
+      driver itself dies, the board's watchdog (native protocol, ``board_timeout_s``) holds or
+      detaches as ``board_timeout_action`` says.
+    - A missing or unplugged port never stops the node: /diagnostics turns ERROR, the link
+      reopens the same path with back-off, and motion resumes toward the latest command.
+    - ``~/home`` (Trigger) moves home slowly; ``~/enable`` (SetBool) attaches or detaches
+      the servos (while detached, commands are kept and followed after re-attaching).
+    - On shutdown the servos hold or detach, as ``on_shutdown`` says.
+    """
+
+    def __init__(self, **node_options) -> None:
+        super().__init__('servo_driver', automatically_declare_parameters_from_overrides=True,
+                         **node_options)
+        self._planner: Optional[MotionPlanner] = None
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self._arm = declare_arm(self)
+        self._names = self._arm.joint_names
+        self._declare_own_parameters()
+        self._layout = BoardLayout.of(self._arm)
+        self._planner = MotionPlanner(SlewLimiter(tuple(self._parameter('max_speed_rad_s'))),
+                                      self._arm.home,
+                                      home_move_s=self._parameter('home_move_time_s'))
+        self._link = self._open_link()
+        self._enabled = True
+        self._ready_since: Optional[float] = None
+        self._clamped: tuple[str, ...] = ()
+        self._states = self.create_publisher(JointState, 'joint_states', 10)
+        self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
+        self.create_service(Trigger, '~/home', self._on_home)
+        self.create_service(SetBool, '~/enable', self._on_enable)
+        self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
+        self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
+        self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def _declare_own_parameters(self) -> None:
+        n = len(self._names)
+        self._declare('port', '/dev/ttyUSB0', 'Serial port of the board; reopened by this '
+                      'name after an unplug (prefer /dev/serial/by-id/...)')
+        self._declare('baud', 115200, 'Serial line speed [bit/s]', ints=(300, 4_000_000))
+        self._declare('protocol', 'native', 'Board protocol: native (hardware/PROTOCOL.md), '
+                      'ssc32 (Lynxmotion SSC-32U) or maestro (Pololu Maestro)')
+        self._declare('home_move_time_s', 3.0, 'Time the move home takes at start and on '
+                      '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
+        self._declare('max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
+                      f'per joint in joint_names order ({n}) [rad/s]', read_only=False)
+        self._declare('control_rate_hz', 50.0, 'How often speed-limited steps are sent [Hz]',
+                      floats=(1.0, 500.0))
+        self._declare('state_rate_hz', 20.0, 'How often joint_states is published [Hz]',
+                      floats=(1.0, 500.0))
+        self._declare('poll_rate_hz', 10.0, 'How often the board is asked for its positions '
+                      '[Hz], 0 = never (joint_states then report the commanded pose)',
+                      floats=(0.0, 100.0))
+        self._declare('board_timeout_s', 1.0, 'Board watchdog: if the host is silent this '
+                      'long the board acts (native protocol only) [s], 0 = off',
+                      floats=(0.0, 65.0))
+        self._declare('board_timeout_action', 'hold', 'What the board watchdog does: hold '
+                      'or detach')
+        self._declare('on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
+                      '(keep the last pose) or detach (limp)', read_only=False)
+        self._declare('diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
+                      floats=(0.1, 60.0))
+
+    def _declare(self, name: str, default, description: str, *, read_only: bool = True,
+                 floats: Optional[tuple[float, float]] = None,
+                 ints: Optional[tuple[int, int]] = None):
+        descriptor = ParameterDescriptor(description=description, read_only=read_only)
+        if floats is not None:
+            descriptor.floating_point_range = [
+                FloatingPointRange(from_value=floats[0], to_value=floats[1], step=0.0)]
+        if ints is not None:
+            descriptor.integer_range = [
+                IntegerRange(from_value=ints[0], to_value=ints[1], step=1)]
+        return redeclare(self, name, default, descriptor)
+
+    def _parameter(self, name: str):
+        return self.get_parameter(name).value
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        """Refuse unknown choices and unusable speed limits, naming the rule."""
+        for parameter in parameters:
+            reason = self._check(parameter)
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
+        for parameter in parameters if self._planner is not None else ():
+            if parameter.name == 'max_speed_rad_s':
+                self._planner.set_speeds(parameter.value)
+            elif parameter.name == 'home_move_time_s':
+                self._planner.home_move_s = parameter.value
+        return SetParametersResult(successful=True)
+
+    def _check(self, parameter: Parameter) -> str:
+        name, value = parameter.name, parameter.value
+        if name in _CHOICES and value not in _CHOICES[name]:
+            return f'{name} = {value!r}, must be one of {_CHOICES[name]}'
+        if name == 'max_speed_rad_s':
+            values = list(value) if value is not None else []
+            if len(values) != len(self._names) or not all(0.0 < v <= 100.0 for v in values):
+                return (f'max_speed_rad_s = {values!r}, must hold {len(self._names)} values '
+                        f'(one per joint: {", ".join(self._names)}), each within (0.0, 100.0]')
+        return ''
+
+    def _open_link(self) -> ServoLink:
+        protocol = Protocol(self._parameter('protocol'))
+        options = LinkOptions(baud=self._parameter('baud'),
+                              max_rate_hz=self._parameter('control_rate_hz'),
+                              poll_hz=self._parameter('poll_rate_hz'))
+        link = ServoLink(self._parameter('port'), protocol=protocol,
+                         channels=self._layout.channels, options=options)
+        link.set_limits(self._layout.limits_us)
+        timeout_s = self._parameter('board_timeout_s')
+        if link.capabilities.watchdog:
+            action = WatchdogAction[self._parameter('board_timeout_action').upper()]
+            link.set_watchdog(timeout_s, action)
+        elif timeout_s > 0.0:
+            self.get_logger().info(f'protocol {protocol.value} has no board watchdog: '
+                                   'board_timeout_s is not used')
+        self.get_logger().info(f'{protocol.value} board on {link.path}, '
+                               f'{self._layout.channels} channels')
+        return link.start()
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def _on_joint_commands(self, msg: JointState) -> None:
+        targets = positions_by_name(msg, self._names, self._planner.target)
+        if targets is None:
+            self.get_logger().warning(
+                f'joint_commands ignored: no finite position for any of {list(self._names)} '
+                f'in names {list(msg.name)}', throttle_duration_sec=_WARN_EVERY_S)
+            return
+        clamped = tuple(j.clamp(t) for j, t in zip(self._arm.joints, targets, strict=True))
+        if clamped != targets:
+            self.get_logger().warning(f'joint_commands {targets} outside the joint limits, '
+                                      f'clamped to {clamped}',
+                                      throttle_duration_sec=_WARN_EVERY_S)
+        self._planner.command(clamped)
+
+    def _on_control_timer(self) -> None:
+        now = time.monotonic()
+        if self._link.state is not LinkState.READY or not self._enabled:
+            self._ready_since = None
+            self._planner.pause(now)
+            return
+        if self._planner.started:
+            self._send(self._planner.step(now))
+            return
+        if self._ready_since is None:
+            self._ready_since = now
+        current = self._reported_angles(now)
+        if current is None and now - self._ready_since < _START_WAIT_S:
+            return
+        self._send(self._planner.start(now, current))
+        self._link.enable(self._layout.enable_mask)
+        self.get_logger().info(f'board ready: moving home over {self._planner.home_move_s:.1f} s'
+                               f' from {"the reported" if current else "an unknown"} pose')
+
+    def _send(self, send: Optional[Send]) -> None:
+        if send is None:
+            return
+        command = self._arm.servo_map.to_pulses(send.angles_rad)
+        if command.clamped:
+            self.get_logger().warning(f'servo pulses clamped for {list(command.clamped)}',
+                                      throttle_duration_sec=_WARN_EVERY_S)
+        self._clamped = command.clamped
+        self._link.set_pulses(self._layout.pulse_vector(command), min(send.move_s, 65.0))
+
+    def _reported_angles(self, now: float) -> Optional[tuple[float, ...]]:
+        """Return the joint angles the board reported lately, None if it has not."""
+        positions = self._link.positions()
+        poll_hz = self._parameter('poll_rate_hz')
+        if positions is None or poll_hz <= 0.0 or now - positions.stamp_s > 3.0 / poll_hz:
+            return None
+        pulses = self._layout.joint_pulses(positions.pulses_us)
+        if pulses is None:
+            return None
+        return tuple(float(a) for a in self._arm.servo_map.to_angles(pulses))
+
+    # -- services ----------------------------------------------------------------------------
+
+    def _on_home(self, request: Trigger.Request, response: Trigger.Response):
+        if self._link.state is not LinkState.READY or not self._planner.started:
+            response.success = False
+            response.message = (f'board not ready (link {self._link.state.value}); the arm '
+                                'goes home by itself once it is')
+            return response
+        send = self._planner.go_home(time.monotonic())
+        self._send(send)
+        response.success = True
+        response.message = f'moving home over {send.move_s:.1f} s'
+        return response
+
+    def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
+        try:
+            self._link.enable(self._layout.enable_mask if request.data else 0)
+        except ValueError as error:
+            response.success, response.message = False, str(error)
+            return response
+        self._enabled = request.data
+        response.success = True
+        response.message = 'servos attached' if request.data else 'servos detached (limp)'
+        return response
+
+    # -- outputs -----------------------------------------------------------------------------
+
+    def _on_state_timer(self) -> None:
+        angles = self._reported_angles(time.monotonic()) or self._planner.sent
+        if angles is not None:
+            stamp = self.get_clock().now().to_msg()
+            self._states.publish(joint_state_msg(self._names, angles, stamp))
+
+    def _on_diagnostics_timer(self) -> None:
+        link, stats = self._link, self._link.stats()
+        state = link.state
+        if state is LinkState.READY:
+            level = Level.OK
+            message = 'connected' if self._enabled else 'connected, servos detached'
+        else:
+            level = Level.ERROR
+            message = f'board not connected ({state.value}): {link.last_error or "waiting"}'
+        values = {
+            'port': link.path, 'protocol': link.protocol.value, 'state': state.value,
+            'board': link.board.firmware if link.board else '', 'enabled': self._enabled,
+            'feedback': 'board' if self._reported_angles(time.monotonic()) else 'commanded',
+            'reconnects': stats.reconnects, 'nacks': stats.nacks, 'timeouts': stats.timeouts,
+            'retries': stats.retries, 'commands': stats.commands,
+            'coalesced': stats.coalesced, 'board resets': stats.board_resets,
+            'round trip median [ms]': _ms(stats.rtt_median_s),
+            'round trip p99 [ms]': _ms(stats.rtt_p99_s),
+            'clamped joints': ', '.join(self._clamped)}
+        status = diagnostic_status('servo_driver: servo board', link.path, level, message,
+                                   values)
+        self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), status))
+
+    @property
+    def latest_command(self) -> tuple[float, ...]:
+        """Return the pose the driver is moving to (or holding) [rad]."""
+        return self._planner.target
+
+    def shutdown(self) -> None:
+        """Leave the servos holding or detached, as on_shutdown says, and close the port."""
+        if self._link.state is LinkState.CLOSED:
+            return
+        final = FinalState(self._parameter('on_shutdown'))
+        try:
+            if final is FinalState.DETACH:
+                self._link.detach()
+            elif self._link.capabilities.watchdog:
+                self._link.set_watchdog(0.0)
+            if self._link.state is LinkState.READY:
+                self._link.sync(_SHUTDOWN_SYNC_S)
+        except LinkError as error:
+            self.get_logger().warning(f'on_shutdown {final.value} not confirmed: {error}')
+        self._link.close()
+
+
+def _ms(seconds: Optional[float]) -> object:
+    return '' if seconds is None else 1e3 * seconds
+
+
+def main(args=None) -> None:
+    """Run servo_driver until Ctrl-C or shutdown."""
+    spin_until_shutdown(ServoDriverNode, args)

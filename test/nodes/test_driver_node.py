@@ -1,0 +1,211 @@
+"""servo_driver against the simulated board on a real pty, in each protocol."""
+
+import math
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray
+import numpy as np
+import pytest
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool, Trigger
+
+from fabrik_ros.kinematics import load_arm
+from fabrik_ros.nodes.board_layout import BoardLayout
+from fabrik_ros.nodes.driver_node import ServoDriverNode
+from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink, SimBoard
+from test.nodes.conftest import ARM_CONFIG
+
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
+
+ARM = load_arm(ARM_CONFIG)
+LAYOUT = BoardLayout.of(ARM)
+POSE_A = (0.3, 1.2, -0.8, 0.4)
+POSE_B = (-0.5, 1.8, 0.6, -0.3)
+FAST = ['-p', 'home_move_time_s:=0.2', '-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0]',
+        '-p', 'poll_rate_hz:=20.0', '-p', 'diagnostics_period_s:=0.1']
+# Angle resolution of the reports: SSC-32U answers QP in 10 µs steps (0.9 deg here).
+FEEDBACK_RAD = 0.02
+
+
+def _pulses(angles) -> list[int]:
+    return LAYOUT.pulse_vector(ARM.servo_map.to_pulses(angles))
+
+
+class DriverRig:
+    """A simulated board behind a symlink, servo_driver on it, and a probe node."""
+
+    def __init__(self, ros, arm_args, board, *, extra=()):
+        self.ros = ros
+        self.board = board
+        link_path, protocol = board.link_path, board.protocol
+        args = [*arm_args, '-p', f'port:={link_path}', '-p', f'protocol:={protocol.value}',
+                *FAST, *extra]
+        self.driver = ros.add(ServoDriverNode(context=ros.context, cli_args=args))
+        self.probe = ros.probe()
+        self.states, self.diagnostics = [], []
+        self.probe.create_subscription(JointState, 'joint_states', self.states.append, 10)
+        self.probe.create_subscription(DiagnosticArray, '/diagnostics', self.diagnostics.append,
+                                       10)
+        self.commands = self.probe.create_publisher(JointState, 'joint_commands', 10)
+
+    def close(self):
+        self.board.stop()
+
+    def command(self, angles):
+        self.ros.spin_until(lambda: self.commands.get_subscription_count() > 0, timeout_s=10.0,
+                            what='servo_driver to subscribe joint_commands')
+        self.commands.publish(JointState(name=list(ARM.joint_names), position=list(angles)))
+
+    def wait_board_targets(self, angles, what):
+        expected = _pulses(angles)
+        self.ros.spin_until(lambda: list(self.board.targets()[:LAYOUT.channels]) == expected,
+                            timeout_s=10.0, what=what)
+
+    def wait_level(self, level: bytes, what: str):
+        def seen():
+            return any(s.level == level for a in self.diagnostics[-3:] for s in a.status)
+        self.ros.spin_until(seen, timeout_s=10.0, what=what)
+        return self.diagnostics[-1].status[0]
+
+    def call(self, service_type, name, request):
+        client = self.probe.create_client(service_type, name)
+        self.ros.spin_until(client.service_is_ready, timeout_s=10.0, what=f'service {name}')
+        future = client.call_async(request)
+        self.ros.spin_until(future.done, timeout_s=10.0, what=f'{name} to answer')
+        return future.result()
+
+
+@pytest.fixture
+def make_rig(ros, arm_args, tmp_path):
+    rigs = []
+
+    def make(protocol=Protocol.NATIVE, *, plugged=True, before_driver=None, **kwargs):
+        board = SimBoard(protocol, link_path=str(tmp_path / 'ttyBOARD'))
+        if plugged:
+            board.start()
+        if before_driver is not None:
+            before_driver(board)
+        rig = DriverRig(ros, arm_args, board, **kwargs)
+        rigs.append(rig)
+        return rig
+
+    yield make
+    for rig in rigs:
+        if rig.driver in ros.nodes:
+            ros.destroy(rig.driver)
+        rig.close()
+
+
+@pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
+def test_the_board_holds_the_servo_maps_pulses_in_every_protocol(make_rig, protocol):
+    rig = make_rig(protocol)
+    rig.wait_board_targets(ARM.home, 'the safe start to put the arm home')
+    rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
+                       what='the joint channels to be enabled')
+    rig.command(POSE_A)
+    rig.wait_board_targets(POSE_A, 'the board to hold the pulses of POSE_A')
+    rig.ros.spin_until(lambda: rig.states and np.allclose(rig.states[-1].position, POSE_A,
+                                                          atol=FEEDBACK_RAD),
+                       timeout_s=10.0, what='joint_states to report POSE_A')
+    assert rig.wait_level(b'\x00', 'OK diagnostics').values
+
+
+def test_unplug_and_replug_mid_stream_resumes_with_the_latest_command(make_rig):
+    rig = make_rig(Protocol.NATIVE)
+    rig.command(POSE_A)
+    rig.wait_board_targets(POSE_A, 'POSE_A before the unplug')
+    rig.board.unplug()
+    status = rig.wait_level(b'\x02', 'ERROR diagnostics after the unplug')
+    assert 'not connected' in status.message
+    rig.command(POSE_B)
+    rig.ros.spin_until(lambda: rig.driver.latest_command == POSE_B, timeout_s=10.0,
+                       what='the driver to take POSE_B while unplugged')
+    rig.board.replug()
+    rig.wait_board_targets(POSE_B, 'the replugged board to get the latest command')
+    rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
+                       what='the replugged board to be enabled again')
+    status = rig.wait_level(b'\x00', 'OK diagnostics after the replug')
+    values = {kv.key: kv.value for kv in status.values}
+    assert int(values['reconnects']) >= 1
+
+
+def test_a_missing_port_at_start_is_waited_for(make_rig):
+    rig = make_rig(Protocol.NATIVE, plugged=False)
+    status = rig.wait_level(b'\x02', 'ERROR diagnostics without a port')
+    assert 'ttyBOARD' in status.hardware_id
+    rig.command(POSE_A)
+    rig.board.start()
+    rig.wait_board_targets(POSE_A, 'the late board to get the latest command after homing')
+
+
+def test_home_and_enable_services(make_rig):
+    rig = make_rig(Protocol.NATIVE)
+    rig.command(POSE_A)
+    rig.wait_board_targets(POSE_A, 'POSE_A')
+    detach = rig.call(SetBool, '/servo_driver/enable', SetBool.Request(data=False))
+    assert detach.success
+    rig.ros.spin_until(lambda: not any(rig.board.enabled), timeout_s=10.0,
+                       what='the servos to be detached')
+    attach = rig.call(SetBool, '/servo_driver/enable', SetBool.Request(data=True))
+    assert attach.success
+    rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
+                       what='the servos to be attached again')
+    home = rig.call(Trigger, '/servo_driver/home', Trigger.Request())
+    assert home.success and 'moving home' in home.message
+    rig.wait_board_targets(ARM.home, 'the arm to go home')
+
+
+def test_each_joint_moves_no_faster_than_its_speed_limit(make_rig):
+    speed = 2.0
+    rig = make_rig(Protocol.NATIVE, extra=['-p', f'max_speed_rad_s:=[{speed}, {speed}, '
+                                                  f'{speed}, {speed}]'])
+    rig.wait_board_targets(ARM.home, 'home')
+    goal = (0.0, math.pi / 2, 1.0, 0.0)
+    seen = []
+
+    def record():
+        seen.append(rig.board.targets()[2])
+
+    started = time.monotonic()
+    rig.command(goal)
+    rig.ros.spin_until(lambda: list(rig.board.targets()[:4]) == _pulses(goal), timeout_s=10.0,
+                       what='the elbow to arrive', during=record)
+    elapsed = time.monotonic() - started
+    assert elapsed >= 1.0 / speed * 0.9
+    assert len(set(seen)) >= 5, 'the elbow ramps through intermediate pulses'
+
+
+@pytest.mark.parametrize('final, enabled', [('detach', False), ('hold', True)])
+def test_shutdown_leaves_the_configured_final_state(make_rig, final, enabled):
+    rig = make_rig(Protocol.NATIVE, extra=['-p', f'on_shutdown:={final}',
+                                           '-p', 'board_timeout_action:=detach'])
+    rig.command(POSE_A)
+    rig.wait_board_targets(POSE_A, 'POSE_A')
+    rig.ros.destroy(rig.driver)
+    assert all(rig.board.enabled[:LAYOUT.channels]) is enabled
+    assert list(rig.board.targets()[:LAYOUT.channels]) == _pulses(POSE_A)
+    if final == 'hold':
+        assert rig.board.firmware.timeout_s == 0.0, 'the detaching watchdog was switched off'
+
+
+
+def _put_the_arm_at_pose_b(board):
+    with ServoLink(board.path, channels=LAYOUT.channels,
+                   options=LinkOptions(poll_hz=0.0)) as link:
+        link.wait_ready(5.0)
+        link.set_pulses(_pulses(POSE_B))
+        link.enable(LAYOUT.enable_mask)
+        link.sync(5.0)
+
+
+def test_the_safe_start_leaves_a_known_pose_slowly_toward_home(make_rig):
+    started = time.monotonic()
+    rig = make_rig(Protocol.NATIVE, before_driver=_put_the_arm_at_pose_b,
+                   extra=['-p', 'home_move_time_s:=0.6'])
+    seen = []
+    rig.ros.spin_until(lambda: list(rig.board.positions()[:4]) == _pulses(ARM.home),
+                       timeout_s=10.0, what='the arm to arrive home',
+                       during=lambda: seen.append(rig.board.positions()[0]))
+    assert time.monotonic() - started >= 0.6
+    assert seen[0] == _pulses(POSE_B)[0], 'no jump before the move'
+    assert len(set(seen)) >= 5, 'the base ramps from the reported pose to home'
