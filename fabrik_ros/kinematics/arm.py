@@ -1,0 +1,218 @@
+"""The arm description (joints, links, servos, solver options) and its IK/FK entry points."""
+
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from fabrik_ros.kinematics import arm_params
+from fabrik_ros.kinematics.arm_ik import (
+    ArmIk, as_vec3, best_answer, candidate_planes, PlanarAnswer, stop_reason)
+from fabrik_ros.kinematics.batch import solve_batch
+from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
+from fabrik_ros.kinematics.fabrik import FabrikSolver
+from fabrik_ros.kinematics.hinge import Hinge2D
+from fabrik_ros.kinematics.joint import Joint, JointKind, Link
+from fabrik_ros.kinematics.options import Bend, SolverOptions
+from fabrik_ros.kinematics.planar_arm import PlanarArm
+from fabrik_ros.kinematics.results import BatchIkResult, IkResult
+from fabrik_ros.kinematics.servo_map import ServoMap
+from fabrik_ros.kinematics.vec3 import Vec3
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A yaw + pitch (+ roll) servo arm: what it is made of and how to solve it.
+
+    Build it with :meth:`from_params` (or ``load_arm``); change solver options with
+    :meth:`with_options`, which returns a new Arm and leaves this one as it is.
+
+    :param base_frame: frame the targets and joint positions are expressed in
+    :param joints: every actuated joint, config order
+    :param shoulder_height_m: height of the first pitch joint above the base origin [m]
+    :param links: one per pitch joint, out to the next pitch joint (the last: to the tool)
+    :param servo_map: angle <-> pulse calibration of every joint, plus auxiliary channels
+    :param options: FABRIK stopping rules and default bend preference
+    """
+
+    base_frame: str
+    joints: tuple[Joint, ...]
+    shoulder_height_m: float
+    links: tuple[Link, ...]
+    servo_map: ServoMap
+    options: SolverOptions = SolverOptions()
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> 'Arm':
+        """Build an Arm from the mapping under ``ros__parameters`` (the only validator).
+
+        :raises ArmConfigError: naming the first key whose value breaks a rule
+        """
+        if not isinstance(params, Mapping):
+            raise ArmConfigError('ros__parameters', params, 'must be a mapping of keys')
+        names = arm_params.read_joint_names(params)
+        joints = arm_params.read_joints(params, names)
+        height, links = arm_params.read_geometry(params, joints)
+        calibrations = arm_params.read_servos(params, joints)
+        aux = arm_params.read_aux_servos(params)
+        arm_params.check_channels(calibrations, aux)
+        base_frame = arm_params.read_str(params, 'base_frame', '', 'base_link')
+        return cls(base_frame, joints, height, links, ServoMap(joints, calibrations, aux),
+                   arm_params.read_solver(params))
+
+    def with_options(self, **changes: Any) -> 'Arm':
+        """Return a copy solving with some options changed (e.g. ``tolerance_m=0.001``).
+
+        :raises SolverOptionsError: if a changed option breaks its rule
+        """
+        return replace(self, options=replace(self.options, **changes))
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Return the joint names in config order."""
+        return tuple(j.name for j in self.joints)
+
+    @property
+    def home(self) -> np.ndarray:
+        """Return the home pose [rad]."""
+        return np.array([j.home_rad for j in self.joints])
+
+    @cached_property
+    def planar(self) -> PlanarArm:
+        """Return the pitch joints as a planar chain in the arm's vertical plane."""
+        pitch = [j for j in self.joints if j.kind is JointKind.PITCH]
+        chain = Chain(complex(0.0, self.shoulder_height_m), 1 + 0j,
+                      tuple(link.length_m for link in self.links),
+                      tuple(Hinge2D(j.min_rad, j.max_rad) for j in pitch))
+        return _shared_planar(chain)
+
+    @cached_property
+    def _pitch_index(self) -> list[int]:
+        return [i for i, j in enumerate(self.joints) if j.kind is JointKind.PITCH]
+
+    @cached_property
+    def _yaw(self) -> Joint | None:
+        return self.joints[0] if self.joints[0].kind is JointKind.YAW else None
+
+    def within_limits(self, angles: Sequence[float]) -> bool:
+        """Return True when every angle is finite and within its joint's limits."""
+        return all(j.contains(float(a)) for j, a in zip(self.joints, angles))
+
+    def fk(self, angles: Sequence[float]) -> np.ndarray:
+        """Return the (n_joints + 1, 3) joint positions [m] for joint angles [rad].
+
+        Row i is joint i (a roll joint shares its row with the joint before it); the last row
+        is the tool point.
+
+        :raises TargetError: if the angles are not finite or not one per joint
+        """
+        values = self._angles_in('angles', angles)
+        yaw = values[0] if self._yaw is not None else 0.0
+        planar = self.planar.points([values[i] for i in self._pitch_index])
+        cos, sin = math.cos(yaw), math.sin(yaw)
+        rows = []
+        pitch_seen = 0
+        for joint in self.joints:
+            if joint.kind is JointKind.YAW:
+                rows.append((0.0, 0.0, 0.0))
+                continue
+            if joint.kind is JointKind.PITCH:
+                pitch_seen += 1
+            point = planar[pitch_seen - 1]
+            rows.append((point.real * cos, point.real * sin, point.imag))
+        tip = planar[-1]
+        rows.append((tip.real * cos, tip.real * sin, tip.imag))
+        return np.array(rows)
+
+    def ik(self, target: Sequence[float], seed: Sequence[float] | None = None, *,
+           approach: Sequence[float] | None = None, bend: Bend | None = None,
+           pole: Sequence[float] | None = None) -> IkResult:
+        """Return joint angles within limits that bring the tool point to ``target``.
+
+        :param target: (x, y, z) in the base frame [m]
+        :param seed: current joint angles [rad] to warm-start from; the solve stays on the
+            seed's elbow branch whenever that branch can reach the target
+        :param approach: unit (x, y, z) direction the tool should point along, or None
+        :param bend: elbow side preference, None for ``options.bend``
+        :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
+        :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
+        """
+        goal = as_vec3('target', target)
+        seed_angles = None if seed is None else self._clamped_seed(seed)
+        start = self.home if seed_angles is None else seed_angles
+        planes = candidate_planes(self._yaw, goal, float(start[0]))
+        seed_points = None if seed_angles is None else self.planar.points(
+            [seed_angles[i] for i in self._pitch_index])
+        approach_vec = None if approach is None else _unit(as_vec3('approach', approach))
+        answer, iterations = best_answer(
+            self._solver, planes, seed_points=seed_points, bend=bend or self.options.bend,
+            pole=None if pole is None else as_vec3('pole', pole), approach=approach_vec)
+        angles = self._angles_of(answer, start)
+        points = self.fk(angles)
+        error = float(np.linalg.norm(points[-1] - np.array(goal)))
+        reached = error <= self.options.tolerance_m
+        return IkResult(angles, points[-1], reached, error, iterations,
+                        stop_reason(answer, reached), _approach_error(approach_vec, points))
+
+    def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray) -> BatchIkResult:
+        """Solve many targets at once, vectorised (workspace maps, trajectory tables).
+
+        :param targets: (N, 3) points in the base frame [m]
+        :raises TargetError: if any target is not finite or the shape is not (N, 3)
+        """
+        return solve_batch(self, np.asarray(targets, dtype=float))
+
+    @cached_property
+    def _solver(self) -> ArmIk:
+        return ArmIk(self.planar, FabrikSolver(self.options))
+
+    def _angles_in(self, name: str, angles: Sequence[float]) -> np.ndarray:
+        """Return ``angles`` as a finite float array with one entry per joint."""
+        values = np.asarray(angles, dtype=float).reshape(-1)
+        if values.shape != (len(self.joints),):
+            raise TargetError(f'{name} has {values.size} values, need {len(self.joints)} '
+                              f'(one per joint: {", ".join(self.joint_names)})')
+        if not np.all(np.isfinite(values)):
+            raise TargetError(f'{name} = {values.tolist()!r}, every angle must be finite')
+        return values
+
+    def _clamped_seed(self, seed: Sequence[float]) -> np.ndarray:
+        """Return the seed within the joint limits (a current pose may sit a hair outside)."""
+        values = self._angles_in('seed', seed)
+        return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values)])
+
+    def _angles_of(self, answer: PlanarAnswer, start: np.ndarray) -> np.ndarray:
+        """Return config-order angles: the plane's yaw, solved pitches, rolls kept from start."""
+        angles = start.copy()
+        if self._yaw is not None:
+            angles[0] = self._yaw.clamp(answer.plane.yaw_rad)
+        pitches = self.planar.angles(answer.solution.directions)
+        for index, angle in zip(self._pitch_index, pitches):
+            angles[index] = self.joints[index].clamp(angle)
+        return angles
+
+
+@lru_cache(maxsize=32)
+def _shared_planar(chain: Chain[complex]) -> PlanarArm:
+    """Return one PlanarArm per chain, so Arm variants share its lazily built tables."""
+    return PlanarArm(chain)
+
+
+def _unit(vector: Vec3) -> Vec3:
+    """Return ``vector`` scaled to unit length or raise TargetError for a zero vector."""
+    length = abs(vector)
+    if length < 1e-12:
+        raise TargetError(f'approach = {tuple(vector)!r}, must be a non-zero direction')
+    return vector / length
+
+
+def _approach_error(approach: Vec3 | None, points: np.ndarray) -> float:
+    """Return the angle between the asked and the reached tool direction [rad]."""
+    if approach is None:
+        return 0.0
+    tool = points[-1] - points[-2]
+    cosine = float(np.dot(tool, np.array(approach)) / np.linalg.norm(tool))
+    return math.acos(min(1.0, max(-1.0, cosine)))

@@ -1,0 +1,198 @@
+"""Arm IK: choose the yaw branch, reduce to the planar chain, solve it with FABRIK.
+
+The yaw joint turns the arm's vertical plane; every pitch joint then works inside it. A target
+at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` (shoulder past
+90 degrees, reaching over the top); yaw limits decide which exist. When neither does, the yaw
+stops at a limit and the closest point in that plane is the answer.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
+from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
+from fabrik_ros.kinematics.joint import Joint
+from fabrik_ros.kinematics.options import Bend
+from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.vec3 import Vec3
+
+SWEEP_DIRECTIONS = 24
+
+
+@dataclass(frozen=True)
+class Plane:
+    """One yaw branch: the yaw angle, the target in plane coordinates and off the plane."""
+
+    yaw_rad: float
+    target: complex
+    off_plane_m: float
+
+
+@dataclass(frozen=True)
+class PlanarAnswer:
+    """The best planar solution found for one plane, with the work it took."""
+
+    plane: Plane
+    solution: ChainSolution[complex]
+    iterations: int
+
+    @property
+    def error_m(self) -> float:
+        """Return the 3D residual: in-plane error combined with the distance off the plane."""
+        return math.hypot(self.solution.error_m, self.plane.off_plane_m)
+
+
+def wrap(angle_rad: float) -> float:
+    """Return ``angle_rad`` wrapped into [-pi, pi).
+
+    >>> round(wrap(3 * math.pi / 2), 6)
+    -1.570796
+    """
+    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> list[Plane]:
+    """Return the yaw branches worth solving, the most preferred first.
+
+    In-range branches (front, over the top) come first, the one nearer ``preferred_yaw``
+    leading; the yaw limits follow, for targets no in-range branch reaches.
+    """
+    if yaw is None:
+        return [Plane(0.0, complex(target.x, target.z), abs(target.y))]
+    azimuth = math.atan2(target.y, target.x)
+    ranged = []
+    for heading in (azimuth, wrap(azimuth + math.pi)):
+        for turn in (heading, heading - 2 * math.pi, heading + 2 * math.pi):
+            if yaw.contains(turn, slack_rad=0.0):
+                ranged.append(turn)
+    ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
+    return [_plane(t, target) for t in _unique(ranged + [yaw.min_rad, yaw.max_rad])]
+
+
+def _unique(angles: list[float]) -> list[float]:
+    """Return ``angles`` without repeats (to 1e-12 rad), order kept."""
+    kept: list[float] = []
+    for angle in angles:
+        if all(abs(angle - k) > 1e-12 for k in kept):
+            kept.append(angle)
+    return kept
+
+
+def _plane(yaw_rad: float, target: Vec3) -> Plane:
+    """Return the plane at ``yaw_rad`` with the target's coordinates in and off it."""
+    cos, sin = math.cos(yaw_rad), math.sin(yaw_rad)
+    along = target.x * cos + target.y * sin
+    across = -target.x * sin + target.y * cos
+    return Plane(yaw_rad, complex(along, target.z), abs(across))
+
+
+def wanted_side(bend: Bend, pole: Vec3 | None, plane: Plane, base: complex) -> int:
+    """Return the side (+1 left, -1 right of the chord, 0 any) the elbow should take."""
+    chord = plane.target - base
+    if pole is not None:
+        cos, sin = math.cos(plane.yaw_rad), math.sin(plane.yaw_rad)
+        toward = complex(pole.x * cos + pole.y * sin, pole.z) - base
+        cross = (chord.conjugate() * toward).imag
+        return (cross > 0.0) - (cross < 0.0)
+    if bend is Bend.ANY:
+        return 0
+    return up_side(chord) * (1 if bend is Bend.UP else -1)
+
+
+@dataclass(frozen=True)
+class ArmIk:
+    """Solve one arm target: planes, start poses, attempts, and the bend preference."""
+
+    planar: PlanarArm
+    solver: FabrikSolver
+
+    def solve_plane(self, plane: Plane, *, seed_points: Sequence[complex] | None,
+                    side: int, tip_direction: complex | None) -> PlanarAnswer:
+        """Try the start poses in turn until one reaches on the wanted side; return the best.
+
+        Starts: the seed, the arc bent to the wanted side, the arc bent the other way, the
+        grid pose whose tip lies near the target. If none will do, a sweep fixes the tool
+        along directions round the circle and solves the rest of the chain for each (FABRIK
+        with a fixed last segment), then the best pose seen starts one more free solve.
+        """
+        attempts = Attempts(self.solver, self.planar, plane.target, side=side,
+                            tip_direction=tip_direction)
+        for start in self._starts(plane.target, seed_points, side):
+            if attempts.run(start):
+                break
+        else:
+            if tip_direction is None:
+                self._sweep(attempts)
+        assert attempts.best is not None
+        return PlanarAnswer(plane, attempts.best, attempts.iterations)
+
+    def _starts(self, target: complex, seed_points: Sequence[complex] | None,
+                side: int) -> Iterator[Sequence[complex]]:
+        """Yield start poses: the seed, the arcs (the wanted side first), a nearby grid pose."""
+        if seed_points is not None:
+            yield seed_points
+        first = side or (side_of(seed_points) if seed_points is not None else 0) or up_side(
+            target - self.planar.chain.base)
+        yield self.planar.arc_start(target, first)
+        yield self.planar.arc_start(target, -first)
+        yield self.planar.grid_start(target)
+
+    def _sweep(self, attempts: Attempts) -> None:
+        """Solve with the tool fixed along directions spreading out from the best pose's."""
+        assert attempts.best is not None
+        start = attempts.best.points
+        for direction in sweep_directions(attempts.best.directions[-1], SWEEP_DIRECTIONS):
+            if attempts.run(start, tip_direction=direction):
+                return
+        attempts.run(attempts.best.points)
+
+
+def best_answer(ik: ArmIk, planes: list[Plane], *, seed_points: Sequence[complex] | None,
+                bend: Bend, pole: Vec3 | None, approach: Vec3 | None) -> tuple[PlanarAnswer, int]:
+    """Solve the planes in order, stop at the first that reaches; return the best and work."""
+    best: PlanarAnswer | None = None
+    iterations = 0
+    for plane in planes:
+        side = wanted_side(bend, pole, plane, ik.planar.chain.base)
+        answer = ik.solve_plane(plane, seed_points=seed_points, side=side,
+                                tip_direction=_in_plane(approach, plane))
+        iterations += answer.iterations
+        if best is None or answer.error_m < best.error_m:
+            best = answer
+        if best.error_m <= ik.solver.options.tolerance_m:
+            break
+    assert best is not None
+    return best, iterations
+
+
+def _in_plane(approach: Vec3 | None, plane: Plane) -> complex | None:
+    """Return the approach direction's part in the plane, or None (none asked or normal)."""
+    if approach is None:
+        return None
+    cos, sin = math.cos(plane.yaw_rad), math.sin(plane.yaw_rad)
+    direction = complex(approach.x * cos + approach.y * sin, approach.z)
+    return direction / abs(direction) if abs(direction) > 1e-9 else None
+
+
+def as_vec3(name: str, value: Sequence[float]) -> Vec3:
+    """Return a finite 3-vector from any 3-sequence or raise TargetError (a ValueError)."""
+    array = np.asarray(value, dtype=float).reshape(-1)
+    if array.shape != (3,):
+        raise TargetError(f'{name} has {array.size} components, need 3 (x, y, z)')
+    vector = Vec3(float(array[0]), float(array[1]), float(array[2]))
+    check_finite(name, vector)
+    return vector
+
+
+def stop_reason(answer: PlanarAnswer, reached: bool) -> StopReason:
+    """Return why the solve ended, from the 3D point of view."""
+    if reached:
+        return StopReason.REACHED
+    if answer.solution.stop_reason is StopReason.REACHED:
+        return StopReason.UNREACHABLE
+    return answer.solution.stop_reason

@@ -1,0 +1,75 @@
+"""Several FABRIK solves of one planar target, ranked: reached, on the wanted side, closest."""
+
+import cmath
+import math
+from typing import Iterator, Sequence
+
+from fabrik_ros.kinematics.fabrik import FabrikSolver
+from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
+from fabrik_ros.kinematics.results import ChainSolution
+
+
+def sweep_directions(around: complex, count: int) -> Iterator[complex]:
+    """Yield ``count`` unit directions round the circle, alternating out from ``around``.
+
+    >>> [round(cmath.phase(d), 3) for d in sweep_directions(1 + 0j, 4)]
+    [1.571, -1.571, 3.142, 0.0]
+    """
+    step = cmath.rect(1.0, 2.0 * math.pi / count)
+    for index in range(1, count):
+        turns = (index + 1) // 2 if index % 2 else -(index // 2)
+        yield around * step ** turns
+    yield around
+
+
+class Attempts:
+    """Solve one planar target from several starts and keep the best answer.
+
+    Answers rank by: reached first, then on the wanted elbow side (``side`` +1 left of the
+    base-to-tip chord, -1 right, 0 either), then by residual. A reached answer on the wrong
+    side is also tried mirrored across its chord, which keeps the tip where it is.
+    """
+
+    def __init__(self, solver: FabrikSolver, planar: PlanarArm, target: complex, *,
+                 side: int, tip_direction: complex | None) -> None:
+        """Prepare to solve ``planar`` for ``target``."""
+        self._solver = solver
+        self._planar = planar
+        self._target = target
+        self._side = side
+        self._tip_direction = tip_direction
+        self.best: ChainSolution[complex] | None = None
+        self.iterations = 0
+
+    @property
+    def done(self) -> bool:
+        """Return True once the best answer reaches the target on the wanted side."""
+        return self.best is not None and self._rank(self.best)[:2] == (0, 0)
+
+    def run(self, start: Sequence[complex], *, tip_direction: complex | None = None) -> bool:
+        """Solve from ``start`` (the last bone fixed along ``tip_direction`` if given).
+
+        :return: :attr:`done`
+        """
+        solution = self._solver.solve(self._planar.chain, self._target, start=start,
+                                      tip_direction=tip_direction or self._tip_direction)
+        self.iterations += solution.iterations
+        self._offer(solution)
+        if solution.reached and not self.done and self._tip_direction is None:
+            self._offer_mirrored(solution)
+        return self.done
+
+    def _offer(self, solution: ChainSolution[complex]) -> None:
+        if self.best is None or self._rank(solution) < self._rank(self.best):
+            self.best = solution
+
+    def _offer_mirrored(self, solution: ChainSolution[complex]) -> None:
+        mirrored = self._planar.mirrored(solution.points)
+        if mirrored is not None:
+            directions = tuple((b - a) / abs(b - a) for a, b in zip(mirrored, mirrored[1:]))
+            self._offer(ChainSolution(tuple(mirrored), directions, True, solution.error_m,
+                                      solution.iterations, solution.stop_reason))
+
+    def _rank(self, solution: ChainSolution[complex]) -> tuple[int, int, float]:
+        wrong_side = self._side != 0 and side_of(solution.points) == -self._side
+        return (0 if solution.reached else 1, int(wrong_side), solution.error_m)

@@ -1,0 +1,172 @@
+"""Constrained FABRIK (Aristidou & Lasenby 2011) for general 2D and 3D chains.
+
+One iteration is a forward pass (tip pinned on the target, bones placed inward) and a backward
+pass (root pinned on the base, bones placed outward). Each joint's constraint is applied as its
+bone is placed, in both passes, so the pose left by a backward pass is always within limits.
+"""
+
+from dataclasses import dataclass, field
+import math
+from typing import Sequence, TypeVar
+
+from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.options import SolverOptions
+from fabrik_ros.kinematics.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.vec3 import Vec3
+
+P = TypeVar('P', complex, Vec3)
+
+_TINY = 1e-12
+
+
+def unit_or(vector: P, fallback: P) -> P:
+    """Return ``vector`` scaled to unit length, or ``fallback`` if it has no length.
+
+    >>> unit_or(3 + 4j, 1 + 0j)
+    (0.6+0.8j)
+    >>> unit_or(0j, 1j)
+    1j
+    """
+    length = abs(vector)
+    return vector / length if length > _TINY else fallback
+
+
+def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
+                 tip_direction: P | None) -> list[P]:
+    """Pin the tip on the target and place each joint inward along its old bone (stage 1).
+
+    Joint i+1's range is applied in reverse as bone i is placed, the outer bone being known.
+    With a ``tip_direction`` the last bone is laid along it instead of toward the old joint.
+    """
+    count = len(chain.lengths)
+    placed = list(points)
+    placed[count] = target
+    outer = tip_direction
+    for i in range(count - 1, -1, -1):
+        if i == count - 1 and tip_direction is not None:
+            direction = tip_direction
+        else:
+            old = points[i + 1] - points[i]
+            direction = unit_or(placed[i + 1] - points[i], unit_or(old, chain.base_direction))
+            if outer is not None and i < count - 1:
+                direction = chain.constraints[i + 1].limit_reverse(direction, outer)
+        placed[i] = placed[i + 1] - direction * chain.lengths[i]
+        outer = direction
+    return placed
+
+
+def backward_pass(chain: Chain[P], points: Sequence[P],
+                  tip_direction: P | None) -> tuple[list[P], list[P]]:
+    """Pin the root on the base and place each joint outward within its range (stage 2).
+
+    :return: the new joint positions and the bone directions, base bone first
+    """
+    count = len(chain.lengths)
+    placed = [chain.base]
+    directions = []
+    previous = chain.base_direction
+    for i in range(count):
+        if i == count - 1 and tip_direction is not None:
+            wanted = tip_direction
+        else:
+            wanted = unit_or(points[i + 1] - placed[i], previous)
+        direction = chain.constraints[i].limit(wanted, previous)
+        placed.append(placed[i] + direction * chain.lengths[i])
+        directions.append(direction)
+        previous = direction
+    return placed, directions
+
+
+def check_finite(name: str, value: complex | Vec3) -> None:
+    """Raise TargetError unless every component of ``value`` is finite."""
+    parts = (value.real, value.imag) if isinstance(value, complex) else tuple(value)
+    if not all(math.isfinite(x) for x in parts):
+        raise TargetError(f'{name} = {parts!r}, every component must be finite')
+
+
+@dataclass
+class _Best:
+    """The best pose seen during one solve (kept, since constrained passes can overshoot)."""
+
+    points: list
+    directions: list
+    error_m: float
+    stalls: int = field(default=0)
+
+
+@dataclass(frozen=True)
+class FabrikSolver:
+    """Solve general chains with FABRIK under :class:`SolverOptions`.
+
+    >>> chain = Chain.planar([1.0, 1.0])
+    >>> solution = FabrikSolver().solve(chain, 1 + 1j)
+    >>> solution.reached, solution.error_m < 1e-4
+    (True, True)
+    """
+
+    options: SolverOptions = SolverOptions()
+
+    def solve(self, chain: Chain[P], target: P, *, start: Sequence[P] | None = None,
+              tip_direction: P | None = None) -> ChainSolution[P]:
+        """Move the chain's tip to ``target`` from the ``start`` pose (straight if None).
+
+        :param target: wanted tip position [m], same type as the chain's points
+        :param start: joint positions to warm-start from (a seed pose); settled onto the base
+            and into the limits by one backward pass before iterating
+        :param tip_direction: unit direction the last bone must point along, or None
+        :raises TargetError: if the target or the tip direction is not finite
+        """
+        check_finite('target', target)
+        if tip_direction is not None:
+            check_finite('tip_direction', tip_direction)
+            tip_direction = unit_or(tip_direction, chain.base_direction)
+        if chain.unconstrained and tip_direction is None:
+            stretch = target - chain.base
+            if abs(stretch) >= chain.total_length:
+                return self._stretched(chain, target, unit_or(stretch, chain.base_direction))
+        initial = list(chain.straight() if start is None else start)
+        return self._iterate(chain, target, initial, tip_direction)
+
+    def _stretched(self, chain: Chain[P], target: P, direction: P) -> ChainSolution[P]:
+        """Answer an out-of-reach target of a free chain: straight toward it, not reached."""
+        points = chain.stretched(direction)
+        error = abs(points[-1] - target)
+        reached = error <= self.options.tolerance_m
+        reason = StopReason.REACHED if reached else StopReason.UNREACHABLE
+        return ChainSolution(points, (direction,) * len(chain.lengths), reached, error, 0,
+                             reason)
+
+    def _iterate(self, chain: Chain[P], target: P, points: list[P],
+                 tip_direction: P | None) -> ChainSolution[P]:
+        """Run pass pairs until reached, stalled or capped; return the best pose seen."""
+        options = self.options
+        points, directions = backward_pass(chain, points, tip_direction)
+        best = _Best(points, directions, abs(points[-1] - target))
+        iterations = 0
+        reason = StopReason.CAP
+        while best.error_m > options.tolerance_m and iterations < options.max_iterations:
+            iterations += 1
+            points = forward_pass(chain, points, target, tip_direction)
+            points, directions = backward_pass(chain, points, tip_direction)
+            if _record(best, points, directions, abs(points[-1] - target), options):
+                reason = StopReason.STALLED
+                break
+        if best.error_m <= options.tolerance_m:
+            reason = StopReason.REACHED
+        return ChainSolution(tuple(best.points), tuple(best.directions),
+                             best.error_m <= options.tolerance_m, best.error_m, iterations,
+                             reason)
+
+
+def _record(best: _Best, points: list, directions: list, error_m: float,
+            options: SolverOptions) -> bool:
+    """Keep the pose if it is the best so far; return True when the solve has stalled."""
+    improvement = best.error_m - error_m
+    if improvement > 0.0:
+        best.points, best.directions, best.error_m = points, directions, error_m
+    if improvement >= options.min_improvement_m:
+        best.stalls = 0
+        return False
+    best.stalls += 1
+    return best.stalls >= 2

@@ -1,0 +1,201 @@
+"""The pitch joints of an arm as a planar FABRIK chain in the arm's vertical plane.
+
+Plane coordinates are complex numbers ``u + iz``: ``u`` runs horizontally along the arm's yaw
+direction, ``z`` up. The chain's base is the first pitch joint at ``(0, shoulder_height)`` and
+its limits are measured from the horizontal.
+"""
+
+import bisect
+import cmath
+from dataclasses import dataclass
+from functools import cached_property
+import itertools
+import math
+from typing import Sequence
+
+import numpy as np
+
+from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
+
+_TABLE_SIZE = 1000
+_ARC_SAMPLES = 512
+_CELLS = 64
+
+
+def up_side(chord: complex) -> int:
+    """Return the side (+1 left, -1 right of ``chord``) that is physically above it.
+
+    >>> up_side(1 + 0j), up_side(-1 + 0j)
+    (1, -1)
+    """
+    return 1 if chord.real >= 0.0 else -1
+
+
+def side_of(points: Sequence[complex]) -> int:
+    """Return which side of the base-to-tip chord the first inner joint lies on (0 if on it)."""
+    if len(points) < 3:
+        return 0
+    cross = ((points[-1] - points[0]).conjugate() * (points[1] - points[0])).imag
+    return (cross > 1e-12) - (cross < -1e-12)
+
+
+@dataclass(frozen=True)
+class PlanarArm:
+    """A planar constrained chain plus the start poses the arm solver tries."""
+
+    chain: Chain[complex]
+
+    def points(self, angles_rad: Sequence[float]) -> tuple[complex, ...]:
+        """Return the joint positions in the plane for the pitch angles [rad]."""
+        return planar_points(self.chain, angles_rad)
+
+    def angles(self, directions: Sequence[complex]) -> tuple[float, ...]:
+        """Return the pitch angles [rad] of solved bone directions."""
+        return planar_angles(self.chain, directions)
+
+    def arc_start(self, target: complex, side: int) -> list[complex]:
+        """Return the chain bent evenly into an arc whose chord runs from base to ``target``.
+
+        Every joint turns by the same angle, read off :attr:`arc_table` so the chord length
+        matches the target distance; the arc bulges to ``side`` (+1 left of the chord, -1
+        right). This cold start already bends the way asked, so FABRIK never starts from a
+        straight chain (which cannot leave a target on its own axis).
+        """
+        chords, turns = self._arc_lists
+        aim = target - self.chain.base
+        turn = -side * _interpolate(abs(aim), chords, turns)
+        chord = _arc_chord(self.chain.lengths, turn)
+        heading = (aim / abs(aim) if abs(aim) > 1e-12 else 1 + 0j) * (abs(chord) / chord)
+        return _arc_points(self.chain.base, heading, self.chain.lengths, turn)
+
+    @cached_property
+    def arc_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return chord lengths (ascending) and the even turn per joint that gives each.
+
+        Sampled from a straight chain (turn 0) while the chord keeps shrinking, at most to
+        pi / (n_bones - 1), where an even arc closes into a half circle.
+        """
+        turns = np.linspace(0.0, math.pi / max(1, len(self.chain.lengths) - 1), _ARC_SAMPLES)
+        chords = np.abs(_arc_chords(self.chain.lengths, turns))
+        shrinking = np.flatnonzero(np.diff(chords) >= 0.0)
+        end = int(shrinking[0]) + 1 if shrinking.size else len(turns)
+        return chords[:end][::-1].copy(), turns[:end][::-1].copy()
+
+    @cached_property
+    def _arc_lists(self) -> tuple[list[float], list[float]]:
+        """Return :attr:`arc_table` as lists, for fast scalar look-ups."""
+        chords, turns = self.arc_table
+        return chords.tolist(), turns.tolist()
+
+    def grid_start(self, target: complex) -> tuple[complex, ...]:
+        """Return the grid pose looked up for the target's cell (see :attr:`cells`)."""
+        index = self.cells[self.cell_of(np.array([target]))[0]]
+        return tuple(self.table_points[:, index].tolist())
+
+    @cached_property
+    def table_points(self) -> np.ndarray:
+        """Return the (n_bones + 1, n_grid) joint positions of the grid poses."""
+        hinges = self.chain.constraints
+        per_joint = max(3, int(round(_TABLE_SIZE ** (1.0 / len(hinges)))))
+        grids = [np.linspace(h.min_rad, h.max_rad, per_joint) for h in hinges]
+        angles = np.array(list(itertools.product(*grids))).reshape(-1, len(hinges))
+        absolute = np.cumsum(angles, axis=1)
+        steps = np.exp(1j * absolute) * np.array(self.chain.lengths) * self.chain.base_direction
+        bones = np.concatenate([np.zeros((len(angles), 1)), np.cumsum(steps, axis=1)], axis=1)
+        return (self.chain.base + bones).T
+
+    @cached_property
+    def cells(self) -> np.ndarray:
+        """Return, per cell of a square grid over the reach, the nearest grid pose's index.
+
+        Looking a target's cell up gives a nearby start pose in constant time (batch solves).
+        """
+        centres = self._cell_centres()
+        tips = self.table_points[-1]
+        nearest = np.empty(centres.size, dtype=int)
+        for row in range(0, centres.size, 256):
+            block = centres.reshape(-1)[row:row + 256]
+            nearest[row:row + 256] = np.argmin(np.abs(block[:, None] - tips[None, :]), axis=1)
+        return nearest
+
+    def cell_of(self, targets: np.ndarray) -> np.ndarray:
+        """Return the flat cell index of each target (targets outside go to the edge)."""
+        reach = self.chain.total_length
+        scale = _CELLS / (2.0 * reach)
+        offset = targets - self.chain.base + complex(reach, reach)
+        column = np.clip((offset.real * scale).astype(int), 0, _CELLS - 1)
+        row = np.clip((offset.imag * scale).astype(int), 0, _CELLS - 1)
+        return row * _CELLS + column
+
+    def _cell_centres(self) -> np.ndarray:
+        reach = self.chain.total_length
+        ticks = (np.arange(_CELLS) + 0.5) * (2.0 * reach / _CELLS) - reach
+        return self.chain.base + ticks[None, :] + 1j * ticks[:, None]
+
+    def mirrored(self, points: Sequence[complex]) -> list[complex] | None:
+        """Return the pose reflected across its base-to-tip chord, or None if out of limits.
+
+        The tip stays where it is and the inner joints swap sides: the other elbow branch.
+        """
+        base, tip = points[0], points[-1]
+        chord = tip - base
+        if abs(chord) < 1e-12:
+            return None
+        axis = chord / abs(chord)
+        reflected = [base + axis * (axis * (p - base).conjugate()) for p in points]
+        reflected[-1] = tip
+        directions = [(b - a) / abs(b - a) for a, b in zip(reflected, reflected[1:])]
+        angles = self.angles(directions)
+        if all(h.contains(a) for h, a in zip(self.chain.constraints, angles)):
+            return reflected
+        return None
+
+
+def _interpolate(value: float, xs: list[float], ys: list[float]) -> float:
+    """Return ys at ``value`` by linear interpolation over ascending xs (clamped at the ends).
+
+    >>> _interpolate(1.5, [1.0, 2.0], [10.0, 20.0]), _interpolate(9.0, [1.0, 2.0], [10.0, 20.0])
+    (15.0, 20.0)
+    """
+    index = bisect.bisect_left(xs, value)
+    if index == 0:
+        return ys[0]
+    if index == len(xs):
+        return ys[-1]
+    span = xs[index] - xs[index - 1]
+    weight = (value - xs[index - 1]) / span if span > 0.0 else 0.0
+    return ys[index - 1] + weight * (ys[index] - ys[index - 1])
+
+
+def _arc_chords(lengths: Sequence[float], turns: np.ndarray) -> np.ndarray:
+    """Return the base-to-tip vectors of :func:`_arc_chord` for an array of turns."""
+    step = np.exp(1j * turns)
+    direction = np.ones_like(step)
+    tip = np.zeros_like(step)
+    for length in lengths:
+        tip = tip + direction * length
+        direction = direction * step
+    return tip
+
+
+def _arc_chord(lengths: Sequence[float], turn: float) -> complex:
+    """Return the base-to-tip vector of a chain laid along +u turning ``turn`` per joint."""
+    step = cmath.rect(1.0, turn)
+    direction = 1 + 0j
+    tip = 0j
+    for length in lengths:
+        tip += direction * length
+        direction *= step
+    return tip
+
+
+def _arc_points(base: complex, heading: complex, lengths: Sequence[float],
+                turn: float) -> list[complex]:
+    """Return the arc's joint positions from ``base``, first bone along ``heading``."""
+    step = cmath.rect(1.0, turn)
+    points = [base]
+    direction = heading
+    for length in lengths:
+        points.append(points[-1] + direction * length)
+        direction *= step
+    return points

@@ -1,0 +1,76 @@
+"""What the solvers return: the pose, whether it reached, how close, how much work, and why."""
+
+from dataclasses import dataclass
+import enum
+from typing import Generic, TypeVar
+
+import numpy as np
+
+P = TypeVar('P')
+
+
+class StopReason(enum.Enum):
+    """Why a solve ended."""
+
+    REACHED = 'reached'          # residual within tolerance
+    UNREACHABLE = 'unreachable'  # target beyond the chain's reach: stretched toward it
+    STALLED = 'stalled'          # an iteration stopped improving: closest pose found
+    CAP = 'cap'                  # iteration cap hit before either of the above
+
+
+@dataclass(frozen=True)
+class ChainSolution(Generic[P]):
+    """A solved general chain: joint positions and the bone directions that produced them.
+
+    :param points: joint positions, base first, tip last (complex for 2D, Vec3 for 3D)
+    :param directions: unit direction of each bone, base bone first
+    :param error_m: distance from the tip to the target [m]
+    """
+
+    points: tuple[P, ...]
+    directions: tuple[P, ...]
+    reached: bool
+    error_m: float
+    iterations: int
+    stop_reason: StopReason
+
+
+@dataclass(frozen=True)
+class IkResult:
+    """An arm IK answer.
+
+    :param angles: joint angles in config order [rad], always within limits
+    :param position: tool point the angles reach, in the base frame [m]
+    :param reached: True when ``error`` is within the solver tolerance
+    :param error: distance from ``position`` to the target [m]
+    :param iterations: FABRIK iterations summed over every attempt
+    :param stop_reason: why the chosen attempt ended
+    :param approach_error_rad: angle between the asked and the reached tool direction
+        (0.0 when no approach direction was asked)
+    """
+
+    angles: np.ndarray
+    position: np.ndarray
+    reached: bool
+    error: float
+    iterations: int
+    stop_reason: StopReason
+    approach_error_rad: float = 0.0
+
+
+@dataclass(frozen=True)
+class BatchIkResult:
+    """Arm IK answers for many targets: row i answers target i.
+
+    :param angles: (N, n_joints) joint angles [rad]
+    :param positions: (N, 3) tool points reached [m]
+    :param reached: (N,) bool
+    :param error: (N,) residuals [m]
+    :param iterations: (N,) FABRIK iterations spent on each target
+    """
+
+    angles: np.ndarray
+    positions: np.ndarray
+    reached: np.ndarray
+    error: np.ndarray
+    iterations: np.ndarray
