@@ -1,0 +1,34 @@
+"""Fixtures of the firmware tests: the build, a simavr board per test, a host on its pty."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from test.hardware.frame_host import FrameHost
+from test.hardware.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
+
+
+@pytest.fixture(scope='session')
+def hardware_build() -> None:
+    """Build firmware, harness and host tests once per run (make skips what is current)."""
+    missing = missing_prerequisites()
+    if missing:
+        pytest.skip(f'firmware toolchain or simavr not installed (missing: {", ".join(missing)});'
+                    ' `make setup` installs gcc-avr avr-libc simavr libsimavr-dev libelf-dev')
+    build_hardware()
+
+
+@pytest.fixture
+def board(hardware_build: None, tmp_path: Path) -> Iterator[SimavrBoard]:
+    """Return the firmware running in simavr in real time, with an EEPROM file of its own."""
+    with SimavrBoard(eeprom_path=tmp_path / 'eeprom.bin') as simavr_board:
+        yield simavr_board
+
+
+@pytest.fixture
+def host(board: SimavrBoard) -> Iterator[FrameHost]:
+    """Return a host talking to ``board`` through its pty with pyserial."""
+    frame_host = FrameHost(board.port)
+    yield frame_host
+    frame_host.close()

@@ -1,0 +1,266 @@
+"""The Uno firmware in simavr, driven over its pty with pyserial and measured on its pins.
+
+Every time below is simulated time from the harness log (cycle counts at 16 MHz), so the
+checks hold however fast the machine runs the simulation.
+"""
+
+import random
+
+import pytest
+
+from fabrik_ros.servo_io import protocol
+from fabrik_ros.servo_io.protocol import (
+    BoardInfo, Command, Frame, FrameDecoder, NackError, PositionReport, Reply, WatchdogAction)
+from test.hardware.frame_host import FrameHost
+from test.hardware.simavr_board import CHANNELS, Pulse, SimavrBoard
+
+BOARD_INFO = BoardInfo(1, CHANNELS, 'fabrik_servo_bridge')
+FRAME_S = 0.020
+WIDTH_TOLERANCE_US = 2.0
+PULSE_STALENESS_S = 0.006
+WAIT_S = 10.0          # real-time bound on any single wait; simulated spans are far shorter
+
+
+def ack(frame: Frame, cmd: Command) -> bool:
+    return frame.cmd == Reply.ACK and frame.payload == bytes((cmd,))
+
+
+def nack(frame: Frame, cmd: Command, error: NackError) -> bool:
+    return frame.cmd == Reply.NACK and frame.payload == bytes((cmd, error))
+
+
+def command_time_s(board: SimavrBoard, host: FrameHost) -> float:
+    """Return when the last byte the host sent reached the board's UART [s, simulated]."""
+    board.wait_for(lambda: len(board.received) >= host.bytes_sent, WAIT_S, 'the host bytes')
+    return board.received[host.bytes_sent - 1].time_s
+
+
+def reply_time_s(board: SimavrBoard, reply: Frame) -> float:
+    """Return when the board began sending ``reply`` [s, simulated]: the command's effect time.
+
+    The board answers right after it has applied a command, so this is when it took effect.
+    """
+    def find() -> float:
+        sent = board.sent
+        start = 0
+        while start + 5 <= len(sent):
+            size = protocol.HEADER_SIZE + sent[start + 2].value + protocol.CRC_SIZE
+            if sent[start + 3].value == reply.seq and sent[start + 4].value == reply.cmd:
+                return sent[start].time_s
+            start += size
+        return -1.0
+
+    board.wait_for(lambda: find() >= 0, WAIT_S, f'reply {reply} in the harness log')
+    return find()
+
+
+def set_pulses(host: FrameHost, pulses_us: list[int], move_ms: int = 0) -> Frame:
+    return host.request(protocol.encode_set_pulses(host.next_seq(), pulses_us, move_ms))
+
+
+def enable(host: FrameHost, mask: int) -> Frame:
+    return host.request(protocol.encode_enable(host.next_seq(), mask))
+
+
+def pulses_after(board: SimavrBoard, channel: int, since_s: float, count: int) -> list[Pulse]:
+    """Wait for ``count`` pulses of ``channel`` rising after ``since_s`` and return them."""
+    board.wait_for(lambda: len(board.pulses(channel, since_s)) >= count, WAIT_S,
+                   f'{count} pulses on channel {channel}')
+    return board.pulses(channel, since_s)[:count]
+
+
+@pytest.mark.timeout(30)
+def test_reset_sends_one_ready_frame_and_nothing_else(board: SimavrBoard, host: FrameHost):
+    ready_size = len(protocol.encode_ready(BOARD_INFO))
+    board.wait_for(lambda: len(board.sent) >= ready_size, WAIT_S, 'the boot READY')
+    board.reset()
+    ready = host.wait_frame(lambda f: f.cmd == Reply.READY, WAIT_S)
+    assert ready == Frame(0, Reply.READY, protocol.board_info_bytes(BOARD_INFO))
+    board.wait_sim_time(board.now_s + 0.2, WAIT_S)
+    # Since power-up the line carried the boot READY, the reset READY, and not a byte more.
+    assert bytes(b.value for b in board.sent) == 2 * protocol.encode_ready(BOARD_INFO)
+
+
+@pytest.mark.timeout(30)
+def test_no_pulse_until_enabled_then_first_pulse_is_the_target(board: SimavrBoard,
+                                                               host: FrameHost):
+    assert ack(set_pulses(host, [1500] * CHANNELS), Command.SET_PULSES)
+    set_at = command_time_s(board, host)
+    board.wait_sim_time(set_at + 0.1, WAIT_S)
+    assert board.pulses() == []
+    assert board.longest_high_ticks == 0
+
+    assert ack(enable(host, 0b000100), Command.ENABLE)
+    enabled_at = command_time_s(board, host)
+    first = pulses_after(board, 2, enabled_at, 1)[0]
+    assert first.width_us == pytest.approx(1500, abs=WIDTH_TOLERANCE_US)
+    assert first.rise_s - enabled_at <= FRAME_S
+    assert {p.channel for p in board.pulses()} == {2}
+
+
+@pytest.mark.timeout(30)
+def test_commanded_pulses_appear_within_2us_at_50hz(board: SimavrBoard, host: FrameHost):
+    targets = [500, 1000, 1234, 1500, 2000, 2500]
+    assert ack(set_pulses(host, targets), Command.SET_PULSES)
+    assert ack(enable(host, 0b111111), Command.ENABLE)
+    since = command_time_s(board, host)
+    for channel, target in enumerate(targets):
+        pulses = pulses_after(board, channel, since, 12)
+        widths = [p.width_us for p in pulses]
+        assert widths == pytest.approx([target] * len(widths), abs=WIDTH_TOLERANCE_US)
+        periods = [b.rise_s - a.rise_s for a, b in zip(pulses, pulses[1:])]
+        assert periods == pytest.approx([FRAME_S] * len(periods), rel=0.01)
+
+
+@pytest.mark.timeout(30)
+def test_move_time_interpolates_linearly_on_the_pins(board: SimavrBoard, host: FrameHost):
+    set_pulses(host, [1000])
+    enable(host, 0b1)
+    reply = set_pulses(host, [2000], move_ms=400)
+    assert ack(reply, Command.SET_PULSES)
+    start = reply_time_s(board, reply)
+    pulses = pulses_after(board, 0, start, 25)
+
+    def planned_us(time_s: float) -> float:
+        return min(2000.0, 1000.0 + 2500.0 * max(0.0, time_s - start))
+
+    # A pulse takes the width the main loop last computed, which is at most one 5 ms gap
+    # between pulse-timer events (plus the board's 1 ms clock step) older than its start.
+    for pulse in pulses:
+        lowest = planned_us(pulse.rise_s - PULSE_STALENESS_S) - WIDTH_TOLERANCE_US
+        highest = planned_us(pulse.rise_s) + WIDTH_TOLERANCE_US
+        assert lowest <= pulse.width_us <= highest, pulse
+    widths = [p.width_us for p in pulses]
+    assert widths == sorted(widths)
+    assert widths[-1] == pytest.approx(2000, abs=WIDTH_TOLERANCE_US)
+    arrived = next(p.rise_s for p in pulses if p.width_us > 2000 - WIDTH_TOLERANCE_US)
+    assert start + 0.400 <= arrived <= start + 0.400 + FRAME_S + PULSE_STALENESS_S
+
+
+@pytest.mark.timeout(30)
+def test_limits_refuse_pulses_outside_and_clamp_the_current_one(board: SimavrBoard,
+                                                                host: FrameHost):
+    set_pulses(host, [2400, 600])
+    enable(host, 0b11)
+    limits = protocol.encode_set_limits(host.next_seq(), [(1000, 2000), (700, 2300)])
+    assert ack(host.request(limits), Command.SET_LIMITS)
+    since = command_time_s(board, host)
+    assert pulses_after(board, 0, since, 2)[-1].width_us == pytest.approx(2000, abs=2)
+    assert pulses_after(board, 1, since, 2)[-1].width_us == pytest.approx(700, abs=2)
+
+    refused = set_pulses(host, [2100, 1500])
+    assert nack(refused, Command.SET_PULSES, NackError.OUT_OF_RANGE)
+    bad_pair = protocol.encode_set_limits(host.next_seq(), [(300, 2000)])
+    assert nack(host.request(bad_pair), Command.SET_LIMITS, NackError.OUT_OF_RANGE)
+    after = command_time_s(board, host)
+    assert [p.width_us for p in pulses_after(board, 0, after, 3)] == pytest.approx([2000] * 3,
+                                                                                   abs=2)
+    assert [p.width_us for p in pulses_after(board, 1, after, 3)] == pytest.approx([700] * 3,
+                                                                                   abs=2)
+
+
+@pytest.mark.timeout(60)
+def test_limits_stored_in_eeprom_survive_reset_and_restart(hardware_build, tmp_path):
+    eeprom = tmp_path / 'eeprom.bin'
+    with SimavrBoard(eeprom_path=eeprom) as board:
+        host = FrameHost(board.port)
+        limits = protocol.encode_set_limits(host.next_seq(), [(800, 2200)] * CHANNELS)
+        assert ack(host.request(limits), Command.SET_LIMITS)
+        board.wait_sim_time(command_time_s(board, host) + 0.3, WAIT_S)  # EEPROM writes done
+        board.reset()
+        host.wait_frame(lambda f: f.cmd == Reply.READY, WAIT_S)
+        assert nack(set_pulses(host, [2300]), Command.SET_PULSES, NackError.OUT_OF_RANGE)
+        host.close()
+    with SimavrBoard(eeprom_path=eeprom) as board:
+        host = FrameHost(board.port)
+        assert nack(set_pulses(host, [700]), Command.SET_PULSES, NackError.OUT_OF_RANGE)
+        assert ack(set_pulses(host, [800]), Command.SET_PULSES)
+        host.close()
+    image = bytearray(eeprom.read_bytes())
+    image[5] ^= 0x01          # one flipped bit fails the checksum: defaults again
+    eeprom.write_bytes(bytes(image))
+    with SimavrBoard(eeprom_path=eeprom) as board:
+        host = FrameHost(board.port)
+        assert ack(set_pulses(host, [2400]), Command.SET_PULSES)
+        host.close()
+
+
+@pytest.mark.timeout(30)
+def test_watchdog_detaches_after_configured_silence(board: SimavrBoard, host: FrameHost):
+    set_pulses(host, [1500, 1500])
+    enable(host, 0b11)
+    timeout = protocol.encode_set_timeout(host.next_seq(), 150, WatchdogAction.DETACH)
+    assert ack(host.request(timeout), Command.SET_TIMEOUT)
+    silent_from = command_time_s(board, host)
+    board.wait_sim_time(silent_from + 0.35, WAIT_S)
+    last_rise = max(p.rise_s for p in board.pulses(0))
+    # The last pulse starts before the timeout ends, and the frame after it would have
+    # started after it: the watchdog fired at 150 ms (its clock ticks at least every 3 ms).
+    assert silent_from + 0.150 - FRAME_S <= last_rise <= silent_from + 0.153
+    assert board.high_mask == 0
+    positions = host.request(protocol.encode_get_positions(host.next_seq()))
+    kept = PositionReport(0, (1500, 1500, 0, 0, 0, 0))
+    assert positions.payload == bytes((Command.GET_POSITIONS,)) + protocol.position_bytes(kept)
+
+
+@pytest.mark.timeout(30)
+def test_watchdog_hold_freezes_a_move_and_keeps_pulsing(board: SimavrBoard, host: FrameHost):
+    set_pulses(host, [1000])
+    enable(host, 0b1)
+    timeout = protocol.encode_set_timeout(host.next_seq(), 200, WatchdogAction.HOLD)
+    assert ack(host.request(timeout), Command.SET_TIMEOUT)
+    set_pulses(host, [2000], move_ms=1000)
+    silent_from = command_time_s(board, host)
+    held = pulses_after(board, 0, silent_from + 0.25, 10)
+    # 200 ms into a 1000 ms move of 1000 µs: held at 1200 µs, still pulsing at 50 Hz.
+    assert [p.width_us for p in held] == pytest.approx([1200] * 10, abs=3)
+
+
+@pytest.mark.timeout(30)
+def test_corrupted_frame_is_nacked_and_changes_nothing(board: SimavrBoard, host: FrameHost):
+    set_pulses(host, [1500])
+    enable(host, 0b1)
+    frame = bytearray(protocol.encode_set_pulses(host.next_seq(), [2000], 0))
+    frame[-2] ^= 0x40
+    reply = host.request(bytes(frame))
+    assert reply == Frame(frame[3], Reply.NACK, bytes((Command.SET_PULSES, NackError.BAD_CRC)))
+    since = command_time_s(board, host)
+    assert [p.width_us for p in pulses_after(board, 0, since, 5)] == pytest.approx([1500] * 5,
+                                                                                   abs=2)
+
+
+def _garbage(rng: random.Random, seq: int) -> bytes:
+    """Noise, bit-flipped frames and valid frames that may move or enable channels."""
+    choice = rng.randrange(4)
+    if choice == 0:
+        return bytes(rng.choice((0xA5, 0x5A, rng.randrange(256))) for _ in range(rng.randrange(40)))
+    if choice == 1:
+        count = rng.randrange(1, CHANNELS + 1)
+        pulses = [rng.choice((0, rng.randrange(300, 2800))) for _ in range(count)]
+        return protocol.encode_set_pulses(seq, pulses, rng.randrange(300))
+    if choice == 2:
+        return protocol.encode_enable(seq, rng.randrange(1 << CHANNELS))
+    frame = bytearray(protocol.encode_set_pulses(seq, [rng.randrange(65536)], 0))
+    frame[rng.randrange(len(frame))] ^= 1 << rng.randrange(8)
+    return bytes(frame)
+
+
+@pytest.mark.timeout(60)
+def test_random_garbage_never_drives_a_pulse_out_of_range(board: SimavrBoard, host: FrameHost):
+    rng = random.Random(20261121)
+    for seq in range(300):
+        host.send(_garbage(rng, 100 + seq % 100))  # SEQs the host itself never uses here
+    # A PING with a fresh SEQ: once it is answered, every reply to the garbage is in.
+    host.request(protocol.encode_ping(host.next_seq()), timeout_s=WAIT_S)
+    assert ack(set_pulses(host, [1500] * CHANNELS), Command.SET_PULSES)
+    assert ack(enable(host, 0b111111), Command.ENABLE)
+    board.wait_sim_time(command_time_s(board, host) + 0.1, WAIT_S)
+    widths = [p.width_us for p in board.pulses()]
+    assert widths, 'the garbage run should have enabled some channels'
+    assert min(widths) >= 500 - WIDTH_TOLERANCE_US
+    assert max(widths) <= 2500 + WIDTH_TOLERANCE_US
+    assert board.longest_high_ticks <= 1       # no pin ever stuck high
+    # Whatever the board said meanwhile was whole frames.
+    decoder = FrameDecoder()
+    decoder.feed(bytes(b.value for b in board.sent))
+    assert decoder.discarded_bytes == 0 and decoder.corrupt_frames == 0
