@@ -1,6 +1,7 @@
 """A host end of the board protocol on a real serial port, one request at a time, for tests."""
 
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 import serial
 

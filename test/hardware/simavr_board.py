@@ -186,9 +186,10 @@ class SimavrBoard:
         return self._log.longest_high_ticks
 
     @property
-    def resets(self) -> int:
-        """Return how many resets the harness has logged."""
-        return self._log.resets
+    def reset_times_s(self) -> list[float]:
+        """Return when each reset (:meth:`reset`) happened [s, simulated]."""
+        with self._changed:
+            return list(self._log.reset_times_s)
 
     @property
     def received(self) -> list[LineByte]:
@@ -257,7 +258,7 @@ class _HarnessLog:
     def __init__(self) -> None:
         self.port = ''
         self.now_s = 0.0
-        self.resets = 0
+        self.reset_times_s: list[float] = []
         self.ended: Optional[str] = None
         self.pulses: list[Pulse] = []
         self.received: list[LineByte] = []
@@ -284,7 +285,7 @@ class _HarnessLog:
         elif kind == 'tick':
             self._heartbeat(int(words[2]))
         elif kind == 'reset':
-            self.resets += 1
+            self.reset_times_s.append(self.now_s)
         elif kind == 'end':
             self.ended = words[2]
 

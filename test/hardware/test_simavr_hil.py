@@ -10,7 +10,15 @@ import pytest
 
 from fabrik_ros.servo_io import protocol
 from fabrik_ros.servo_io.protocol import (
-    BoardInfo, Command, Frame, FrameDecoder, NackError, PositionReport, Reply, WatchdogAction)
+    BoardInfo,
+    Command,
+    Frame,
+    FrameDecoder,
+    NackError,
+    PositionReport,
+    Reply,
+    WatchdogAction,
+)
 from test.hardware.frame_host import FrameHost
 from test.hardware.simavr_board import CHANNELS, Pulse, SimavrBoard
 
@@ -108,7 +116,7 @@ def test_commanded_pulses_appear_within_2us_at_50hz(board: SimavrBoard, host: Fr
         pulses = pulses_after(board, channel, since, 12)
         widths = [p.width_us for p in pulses]
         assert widths == pytest.approx([target] * len(widths), abs=WIDTH_TOLERANCE_US)
-        periods = [b.rise_s - a.rise_s for a, b in zip(pulses, pulses[1:])]
+        periods = [b.rise_s - a.rise_s for a, b in zip(pulses, pulses[1:], strict=False)]
         assert periods == pytest.approx([FRAME_S] * len(periods), rel=0.01)
 
 
@@ -233,7 +241,8 @@ def _garbage(rng: random.Random, seq: int) -> bytes:
     """Noise, bit-flipped frames and valid frames that may move or enable channels."""
     choice = rng.randrange(4)
     if choice == 0:
-        return bytes(rng.choice((0xA5, 0x5A, rng.randrange(256))) for _ in range(rng.randrange(40)))
+        size = rng.randrange(40)
+        return bytes(rng.choice((0xA5, 0x5A, rng.randrange(256))) for _ in range(size))
     if choice == 1:
         count = rng.randrange(1, CHANNELS + 1)
         pulses = [rng.choice((0, rng.randrange(300, 2800))) for _ in range(count)]
