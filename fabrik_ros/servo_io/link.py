@@ -342,12 +342,12 @@ class ServoLink:
         slots = (self._limits, self._watchdog, self._pulses, self._enable)
         with self._cv:
             while True:
+                self._raise_if_closed()
                 for slot in slots:
                     if slot.refused == slot.version and slot.error is not None:
                         raise slot.error
                 if not any(slot.dirty() for slot in slots):
                     return
-                self._raise_if_closed()
                 if deadline.expired():
                     raise LinkTimeout(f'{self.path}: board not in sync within {timeout_s} s '
                                       f'(state {self._state.value})')
