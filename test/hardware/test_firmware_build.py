@@ -21,9 +21,9 @@ from test.hardware.simavr_board import (
 # keep at least half the RAM for the stack.
 FLASH_BYTES = 32 * 1024 - 512
 RAM_BUDGET_BYTES = 1024
-# ATmega328P vectors: 11 TIMER1_COMPA, 18 USART_RX, 19 USART_UDRE. 16 would be the Arduino
-# core's Timer0 millis interrupt, which would jitter the servo edges.
-EXPECTED_VECTORS = {'__vector_11', '__vector_18', '__vector_19'}
+# ATmega328P vectors: 11 TIMER1_COMPA (edges), 12 TIMER1_COMPB (1 ms wake-up), 18 USART_RX,
+# 19 USART_UDRE. 16 would be the Arduino core's Timer0 millis interrupt.
+EXPECTED_VECTORS = {'__vector_11', '__vector_12', '__vector_18', '__vector_19'}
 ARDUINO_MK = Path('/usr/share/arduino/Arduino.mk')
 
 

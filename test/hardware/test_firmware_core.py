@@ -1,5 +1,6 @@
 """The firmware's protocol core compiled for the host: C unit tests, spec vectors, fuzzing."""
 
+import os
 import re
 import subprocess
 
@@ -13,7 +14,11 @@ PROTOCOL_MD = HARDWARE_DIR / 'PROTOCOL.md'
 
 
 def run(*command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
+    # The core never allocates; LeakSanitizer only adds a ptrace dependency some CI
+    # sandboxes refuse.
+    env = {**os.environ, 'ASAN_OPTIONS': 'detect_leaks=0'}
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=120,
+                          env=env)
 
 
 @pytest.mark.timeout(120)

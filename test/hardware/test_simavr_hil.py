@@ -25,7 +25,7 @@ from test.hardware.simavr_board import CHANNELS, Pulse, SimavrBoard
 BOARD_INFO = BoardInfo(1, CHANNELS, 'fabrik_servo_bridge')
 FRAME_S = 0.020
 WIDTH_TOLERANCE_US = 2.0
-PULSE_STALENESS_S = 0.006
+PULSE_STALENESS_S = 0.002   # 1 ms main-loop wake-up + the board's 1 ms clock step
 WAIT_S = 10.0          # real-time bound on any single wait; simulated spans are far shorter
 
 
@@ -98,11 +98,12 @@ def test_no_pulse_until_enabled_then_first_pulse_is_the_target(board: SimavrBoar
     assert board.pulses() == []
     assert board.longest_high_ticks == 0
 
-    assert ack(enable(host, 0b000100), Command.ENABLE)
-    enabled_at = command_time_s(board, host)
+    reply = enable(host, 0b000100)
+    assert ack(reply, Command.ENABLE)
+    enabled_at = reply_time_s(board, reply)
     first = pulses_after(board, 2, enabled_at, 1)[0]
     assert first.width_us == pytest.approx(1500, abs=WIDTH_TOLERANCE_US)
-    assert first.rise_s - enabled_at <= FRAME_S
+    assert first.rise_s - enabled_at <= FRAME_S + 0.001
     assert {p.channel for p in board.pulses()} == {2}
 
 
@@ -132,8 +133,7 @@ def test_move_time_interpolates_linearly_on_the_pins(board: SimavrBoard, host: F
     def planned_us(time_s: float) -> float:
         return min(2000.0, 1000.0 + 2500.0 * max(0.0, time_s - start))
 
-    # A pulse takes the width the main loop last computed, which is at most one 5 ms gap
-    # between pulse-timer events (plus the board's 1 ms clock step) older than its start.
+    # A pulse takes the width the main loop computed last, at most PULSE_STALENESS_S before.
     for pulse in pulses:
         lowest = planned_us(pulse.rise_s - PULSE_STALENESS_S) - WIDTH_TOLERANCE_US
         highest = planned_us(pulse.rise_s) + WIDTH_TOLERANCE_US
@@ -198,13 +198,14 @@ def test_watchdog_detaches_after_configured_silence(board: SimavrBoard, host: Fr
     set_pulses(host, [1500, 1500])
     enable(host, 0b11)
     timeout = protocol.encode_set_timeout(host.next_seq(), 150, WatchdogAction.DETACH)
-    assert ack(host.request(timeout), Command.SET_TIMEOUT)
-    silent_from = command_time_s(board, host)
+    reply = host.request(timeout)
+    assert ack(reply, Command.SET_TIMEOUT)
+    silent_from = reply_time_s(board, reply)
     board.wait_sim_time(silent_from + 0.35, WAIT_S)
     last_rise = max(p.rise_s for p in board.pulses(0))
-    # The last pulse starts before the timeout ends, and the frame after it would have
-    # started after it: the watchdog fired at 150 ms (its clock ticks at least every 3 ms).
-    assert silent_from + 0.150 - FRAME_S <= last_rise <= silent_from + 0.153
+    # The last pulse starts before the timeout ends and the next one would have started
+    # after it: the watchdog fired 150 ms into the silence (its clock steps by 1 ms).
+    assert silent_from + 0.150 - FRAME_S <= last_rise <= silent_from + 0.152
     assert board.high_mask == 0
     positions = host.request(protocol.encode_get_positions(host.next_seq()))
     kept = PositionReport(0, (1500, 1500, 0, 0, 0, 0))

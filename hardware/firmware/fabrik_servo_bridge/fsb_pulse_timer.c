@@ -14,6 +14,9 @@
 /* The compare interrupt fires this early; the handler then waits for the exact tick. Any
  * other interrupt (UART, under 5 us) delaying it therefore cannot move an edge. */
 #define LEAD_TICKS (20u * TICKS_PER_US)
+/* Compare B wakes the main loop every millisecond, so moves and the watchdog advance in
+ * 1 ms steps and a pulse takes a width computed at most 1 ms before it starts. */
+#define WAKE_TICKS (1000u * TICKS_PER_US)
 
 static volatile uint16_t width_ticks[FSB_CHANNELS]; /* written by the main loop */
 static volatile uint8_t enabled;                     /* written by the main loop */
@@ -39,8 +42,9 @@ void fsb_pulse_timer_init(void)
     pin_high = 0;
     last_tick = TCNT1;
     OCR1A = (uint16_t)(edge - LEAD_TICKS);
-    TIFR1 = _BV(OCF1A);
-    TIMSK1 = _BV(OCIE1A);
+    OCR1B = (uint16_t)(last_tick + WAKE_TICKS);
+    TIFR1 = _BV(OCF1A) | _BV(OCF1B);
+    TIMSK1 = _BV(OCIE1A) | _BV(OCIE1B);
 }
 
 void fsb_pulse_timer_set(uint8_t enabled_mask, const uint16_t *pulse_us)
@@ -97,4 +101,9 @@ ISR(TIMER1_COMPA_vect)
         edge = (uint16_t)(frame_start + slot * SLOT_TICKS);
     }
     OCR1A = (uint16_t)(edge - LEAD_TICKS);
+}
+
+ISR(TIMER1_COMPB_vect)
+{
+    OCR1B = (uint16_t)(OCR1B + WAKE_TICKS);
 }

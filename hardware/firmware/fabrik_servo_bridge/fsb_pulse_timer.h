@@ -21,7 +21,8 @@ void fsb_pulse_timer_init(void);
  * so a pulse is never cut short or stretched mid-way. */
 void fsb_pulse_timer_set(uint8_t enabled_mask, const uint16_t *pulse_us);
 
-/* Microseconds since the previous call (the main loop calls it at least every 3 ms). */
+/* Microseconds since the previous call. The timer wakes the main loop every millisecond, so
+ * calls are never 32 ms (a timer wrap) apart. */
 uint16_t fsb_pulse_timer_elapsed_us(void);
 
 #ifdef __cplusplus
