@@ -120,7 +120,7 @@ class Dialect(abc.ABC):
         return []
 
     def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
-        """Return the requests that set the board's host-silence watchdog (none by default)."""
+        """Return the requests that set the board's host-silence watchdog; none by default."""
         return []
 
     @abc.abstractmethod

@@ -259,7 +259,9 @@ class ServoLink:
                      action: WatchdogAction = WatchdogAction.HOLD) -> None:
         """Make the board hold or detach when the host is silent for ``timeout_s`` (0 = off).
 
-        While it is on, the link talks to the board at least every third of the timeout.
+        While it is on, the link talks to the board at least every third of the timeout. After
+        a detach the link does not re-enable by itself (:meth:`positions` shows the channels as
+        None); call :meth:`enable` again to resume.
 
         :raises ValueError: if the protocol has no watchdog or ``timeout_s`` is outside
             [0, 65.535].
@@ -444,10 +446,15 @@ class ServoLink:
         self._set_state(LinkState.READY)
 
     def _forget_board(self) -> None:
-        """Mark every setting as missing on the board so the thread sends it again."""
-        for slot in (self._limits, self._watchdog, self._pulses, self._enable):
+        """Mark every setting as missing on the board so the thread sends it again.
+
+        Which channels pulse is unknown after a reconnect (a board that was not reset keeps
+        them), so the enable bits are always sent again, as if every other channel pulsed.
+        """
+        for slot in (self._limits, self._watchdog, self._pulses):
             slot.forget_board()
-        self._board_mask = 0
+        self._enable.taken = self._enable.applied = self._enable.refused = -1
+        self._board_mask = ~self._enable.value & ((1 << self.channels) - 1)
         self._dialect.reset()
 
     def _handshake(self) -> BoardInfo:
@@ -509,8 +516,9 @@ class ServoLink:
             if self._pulses.dirty() and now >= self._next_pulse_at:
                 self._next_pulse_at = now + 1.0 / self.options.max_rate_hz
                 pulses, move_ms = self._pulses.value
+                pulsing = self._board_mask & self._enable.value   # never start a channel here
                 return self._slot_job('pulses', self._pulses, self._dialect.pulses(
-                    pulses, move_ms, self._board_mask))
+                    pulses, move_ms, pulsing))
             if self._enable.dirty() and not self._pulses.dirty():
                 mask = self._enable.value
                 return self._slot_job('enable', self._enable, self._dialect.enable(

@@ -202,7 +202,7 @@ class SimBoard:
     # -- what the board does ---------------------------------------------------------------
 
     def pulses(self) -> tuple[int, ...]:
-        """Return what each output pin emits now [µs]; 0 = no pulses (detached or unset)."""
+        """Return what each output pin emits now [µs]; 0 = nothing (detached or unset pin)."""
         with self._cv:
             return tuple(self.firmware.model.outputs(self._clock()))
 
