@@ -6,7 +6,7 @@ Pure Python on pyserial; nothing here imports rclpy.
 from fabrik_ros.servo_io.deadline import Deadline
 from fabrik_ros.servo_io.dialect import Capabilities, Positions, Protocol
 from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
-from fabrik_ros.servo_io.link import open_serial, ServoLink
+from fabrik_ros.servo_io.link import ServoLink
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
 from fabrik_ros.servo_io.protocol import (
     BoardInfo,
@@ -17,6 +17,7 @@ from fabrik_ros.servo_io.protocol import (
     Reply,
     WatchdogAction,
 )
+from fabrik_ros.servo_io.serial_port import open_serial
 from fabrik_ros.servo_io.servo_model import ServoModel
 from fabrik_ros.servo_io.sim_board import SimBoard
 

@@ -6,16 +6,12 @@ again after every reconnect or board reset. Pulse commands are latest-wins: a co
 arrives before the previous one was sent replaces it, so a fast producer never builds a queue.
 """
 
-import collections
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 import os
 import statistics
 import threading
 import time
-from typing import Any, Optional, Union
-
-import serial
+from typing import Optional, Union
 
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.dialect import (
@@ -29,78 +25,23 @@ from fabrik_ros.servo_io.dialect import (
 )
 from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
+from fabrik_ros.servo_io.link_slots import Counters, Job, Slot
 from fabrik_ros.servo_io.maestro_dialect import MaestroDialect
 from fabrik_ros.servo_io.native_dialect import NativeDialect
 from fabrik_ros.servo_io.protocol import BoardInfo, DEFAULT_LIMITS_US, NackError, WatchdogAction
+from fabrik_ros.servo_io.serial_port import (
+    is_url,
+    open_serial,
+    READ_SLICE_S,
+    SerialFactory,
+    SerialPort,
+)
 from fabrik_ros.servo_io.ssc32_dialect import Ssc32Dialect
 
-SerialFactory = Callable[[str, int, float], Any]
-_READ_SLICE_S = 0.01     # longest a read blocks; bounds how late a deadline is noticed
-_RTT_SAMPLES = 1000
 DEFAULT_OPTIONS = LinkOptions()
 _MOVE_MAX_S = 65.535
 _DIALECTS = {Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
              Protocol.MAESTRO: MaestroDialect}
-
-
-def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
-    """Open ``path`` (a device, a symlink to one, or a pyserial URL such as ``loop://``)."""
-    return serial.serial_for_url(path, baudrate=baud, timeout=_READ_SLICE_S,
-                                 write_timeout=write_timeout_s)
-
-
-@dataclass
-class _Slot:
-    """One piece of desired state and how far the board has caught up with it."""
-
-    value: Any
-    version: int = 0
-    taken: int = 0           # version last handed to the I/O thread
-    applied: int = 0         # version the board confirmed (or, without acks, was written)
-    refused: int = 0         # version the board answered with NACK
-    error: Optional[BoardRefused] = None
-
-    def set(self, value: Any) -> None:
-        self.value = value
-        self.version += 1
-
-    def dirty(self) -> bool:
-        return self.version > max(self.applied, self.refused)
-
-    def unsent(self) -> bool:
-        return self.dirty() and self.version > self.taken
-
-    def forget_board(self) -> None:
-        """Mark the value as not on the board (after a reconnect or board reset)."""
-        if self.version:
-            self.taken = self.applied = self.refused = -1
-
-
-@dataclass
-class _Job:
-    """Transactions for one slot (or a position read) and what to do when they succeed."""
-
-    name: str
-    transactions: list[Transaction]
-    done: Callable[[list[Answer]], None]
-    slot: Optional[_Slot] = None
-    version: int = 0
-
-
-@dataclass
-class _Counters:
-    frames_sent: int = 0
-    bytes_sent: int = 0
-    commands: int = 0
-    coalesced: int = 0
-    acks: int = 0
-    nacks: int = 0
-    retries: int = 0
-    timeouts: int = 0
-    reconnects: int = 0
-    board_resets: int = 0
-    rtts: collections.deque[float] = field(
-        default_factory=lambda: collections.deque(maxlen=_RTT_SAMPLES))
 
 
 class ServoLink:
@@ -139,16 +80,16 @@ class ServoLink:
         self._cv = threading.Condition()
         self._closing = threading.Event()
         self._thread: Optional[threading.Thread] = None
-        self._port: Any = None
+        self._port: Optional[SerialPort] = None
         self._state = LinkState.DISCONNECTED
         self._board: Optional[BoardInfo] = None
         self._last_error: Optional[BaseException] = None
         self._positions: Optional[Positions] = None
-        self._count = _Counters()
-        self._pulses = _Slot(((0,) * channels, 0))
-        self._limits = _Slot((DEFAULT_LIMITS_US,) * channels)
-        self._enable = _Slot(0)
-        self._watchdog = _Slot((0, WatchdogAction.HOLD))
+        self._count = Counters()
+        self._pulses = Slot(((0,) * channels, 0))
+        self._limits = Slot((DEFAULT_LIMITS_US,) * channels)
+        self._enable = Slot(0)
+        self._watchdog = Slot((0, WatchdogAction.HOLD))
         self._board_mask = 0
         self._failures = 0
         self._next_pulse_at = 0.0
@@ -395,12 +336,8 @@ class ServoLink:
 
     def _wake(self) -> None:
         port = self._port
-        cancel = getattr(port, 'cancel_read', None)
-        if cancel is not None:
-            try:
-                cancel()
-            except (OSError, TypeError, ValueError):
-                pass     # the port is closing; the thread notices on its own
+        if port is not None:
+            port.wake()
 
     def _run(self) -> None:
         backoff = self.options.backoff_min_s
@@ -427,13 +364,8 @@ class ServoLink:
 
     def _connect(self) -> None:
         self._set_state(LinkState.CONNECTING)
-        if '://' not in self.path and not os.path.exists(self.path):
-            raise LinkLost(f'{self.path}: no such device (unplugged?)')
-        try:
-            self._port = self._factory(self.path, self.options.baud,
-                                       self.options.write_timeout_s)
-        except (serial.SerialException, OSError) as error:
-            raise LinkLost(f'{self.path}: cannot open: {error}') from error
+        self._port = SerialPort.open(self.path, self._factory, self.options.baud,
+                                     self.options.write_timeout_s)
         self._dialect.reset()
         board = self._handshake()
         with self._cv:
@@ -453,7 +385,7 @@ class ServoLink:
         """
         for slot in (self._limits, self._watchdog, self._pulses):
             slot.forget_board()
-        self._enable.taken = self._enable.applied = self._enable.refused = -1
+        self._enable.forget_board(always=True)
         self._board_mask = ~self._enable.value & ((1 << self.channels) - 1)
         self._dialect.reset()
 
@@ -498,13 +430,13 @@ class ServoLink:
 
     def _check_path(self) -> None:
         now = self._clock()
-        if '://' in self.path or now < self._next_path_check:
+        if is_url(self.path) or now < self._next_path_check:
             return
         self._next_path_check = now + self.options.path_check_s
         if not os.path.exists(self.path):
             raise LinkLost(f'{self.path}: device path vanished (unplugged?)')
 
-    def _next_job(self) -> Optional[_Job]:
+    def _next_job(self) -> Optional[Job]:
         now = self._clock()
         with self._cv:
             if self._limits.dirty():
@@ -524,7 +456,7 @@ class ServoLink:
                 return self._slot_job('enable', self._enable, self._dialect.enable(
                     mask, self._board_mask, self._pulses.value[0]), board_mask=mask)
             if self._poll_due(now):
-                return _Job('positions', self._dialect.poll(), self._store_positions)
+                return Job('positions', self._dialect.poll(), self._store_positions)
         return None
 
     def _idle_s(self) -> float:
@@ -533,7 +465,7 @@ class ServoLink:
             due = [self._next_poll_at] if self.options.poll_hz else []
             if self._pulses.dirty():
                 due.append(self._next_pulse_at)
-        return min([_READ_SLICE_S] + [max(0.0, at - self._clock()) for at in due])
+        return min([READ_SLICE_S] + [max(0.0, at - self._clock()) for at in due])
 
     def _poll_due(self, now: float) -> bool:
         timeout_ms = self._watchdog.value[0]
@@ -545,8 +477,8 @@ class ServoLink:
             return True
         return False
 
-    def _slot_job(self, name: str, slot: _Slot, transactions: list[Transaction],
-                  board_mask: Optional[int] = None) -> _Job:
+    def _slot_job(self, name: str, slot: Slot, transactions: list[Transaction],
+                  board_mask: Optional[int] = None) -> Job:
         version = slot.version
         slot.taken = version
 
@@ -555,14 +487,14 @@ class ServoLink:
             if board_mask is not None:
                 self._board_mask = board_mask
 
-        return _Job(name, transactions, done, slot, version)
+        return Job(name, transactions, done, slot, version)
 
     def _store_positions(self, answers: list[Answer]) -> None:
         positions = self._dialect.positions(answers, self._clock())
         if positions is not None:
             self._positions = positions
 
-    def _run_job(self, job: _Job) -> None:
+    def _run_job(self, job: Job) -> None:
         answers = []
         for transaction in job.transactions:
             answer = self._exchange(transaction)
@@ -578,7 +510,7 @@ class ServoLink:
             job.done(answers)
             self._cv.notify_all()
 
-    def _unanswered(self, job: _Job) -> None:
+    def _unanswered(self, job: Job) -> None:
         with self._cv:
             if job.slot is not None and job.slot.taken == job.version:
                 job.slot.taken = -1      # send it again on the next round
@@ -588,7 +520,7 @@ class ServoLink:
             raise LinkLost(f'{self.path}: board silent, {failures} requests in a row '
                            f'unanswered (last: {job.name})')
 
-    def _refused(self, job: _Job, nack: NackError) -> None:
+    def _refused(self, job: Job, nack: NackError) -> None:
         with self._cv:
             self._failures = 0
             if job.slot is not None:
@@ -637,30 +569,14 @@ class ServoLink:
                 return answer
             self._receive(deadline.time_left())
 
-    def _receive(self, max_wait_s: float = _READ_SLICE_S) -> None:
-        """Read what has arrived, waiting at most ``max_wait_s`` (or one read slice) for it."""
-        try:
-            waiting = self._port.in_waiting
-            if waiting or max_wait_s >= _READ_SLICE_S:
-                data = self._port.read(max(1, waiting))
-            else:
-                data = b''
-                self._closing.wait(max_wait_s)
-        except serial.SerialException as error:
-            raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
-        except OSError as error:
-            raise LinkLost(f'{self.path}: read failed: {error}') from error
+    def _receive(self, max_wait_s: float = READ_SLICE_S) -> None:
+        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it."""
+        data = self._port.read(max_wait_s, self._closing)
         if data:
             self._dialect.feed(data)
 
     def _write(self, data: bytes) -> None:
-        try:
-            self._port.write(data)
-        except serial.SerialTimeoutException as error:
-            raise LinkTimeout(f'{self.path}: write of {len(data)} bytes blocked longer than '
-                              f'{self.options.write_timeout_s} s') from error
-        except (serial.SerialException, OSError) as error:
-            raise LinkLost(f'{self.path}: write failed (unplugged?): {error}') from error
+        self._port.write(data)
         with self._cv:
             self._count.frames_sent += 1
             self._count.bytes_sent += len(data)
@@ -669,7 +585,4 @@ class ServoLink:
     def _drop_port(self) -> None:
         port, self._port = self._port, None
         if port is not None:
-            try:
-                port.close()
-            except (serial.SerialException, OSError):
-                pass     # already gone; nothing left to release
+            port.close()

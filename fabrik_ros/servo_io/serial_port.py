@@ -1,0 +1,100 @@
+"""One open serial port, with pyserial's failures translated into the link's exceptions."""
+
+from collections.abc import Callable
+import os
+import threading
+from typing import Any
+
+import serial
+
+from fabrik_ros.servo_io.errors import LinkLost, LinkTimeout
+
+SerialFactory = Callable[[str, int, float], Any]
+READ_SLICE_S = 0.01      # longest a read blocks; bounds how late a deadline is noticed
+
+
+def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
+    """Open ``path`` (a device, a symlink to one, or a pyserial URL such as ``loop://``)."""
+    return serial.serial_for_url(path, baudrate=baud, timeout=READ_SLICE_S,
+                                 write_timeout=write_timeout_s)
+
+
+def is_url(path: str) -> bool:
+    """Return True for a pyserial URL (``loop://``, ``socket://...``), which is not a file."""
+    return '://' in path
+
+
+class SerialPort:
+    """Read, write and close one port; every failure becomes :class:`LinkLost` or a timeout.
+
+    A read that finds nothing returns ``b''`` (a timeout is normal while waiting); a write that
+    blocks past its timeout raises :class:`LinkTimeout`; a vanished device raises
+    :class:`LinkLost`. Opening with DTR asserted resets an Arduino, as the IDE's monitor does.
+    """
+
+    def __init__(self, path: str, port: Any, write_timeout_s: float) -> None:
+        self.path = path
+        self._port = port
+        self._write_timeout_s = write_timeout_s
+
+    @classmethod
+    def open(cls, path: str, factory: SerialFactory, baud: int,
+             write_timeout_s: float) -> 'SerialPort':
+        """Open ``path`` through ``factory``.
+
+        :raises LinkLost: if the path does not exist or the device cannot be opened.
+        """
+        if not is_url(path) and not os.path.exists(path):
+            raise LinkLost(f'{path}: no such device (unplugged?)')
+        try:
+            return cls(path, factory(path, baud, write_timeout_s), write_timeout_s)
+        except (serial.SerialException, OSError) as error:
+            raise LinkLost(f'{path}: cannot open: {error}') from error
+
+    def read(self, max_wait_s: float, idle: threading.Event) -> bytes:
+        """Return what has arrived, waiting up to ``max_wait_s`` (at most one read slice).
+
+        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read.
+
+        :raises LinkLost: if the device reports an error (unplugged, EIO).
+        """
+        try:
+            waiting = self._port.in_waiting
+            if waiting or max_wait_s >= READ_SLICE_S:
+                return self._port.read(max(1, waiting))
+        except serial.SerialException as error:
+            raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
+        except OSError as error:
+            raise LinkLost(f'{self.path}: read failed: {error}') from error
+        idle.wait(max_wait_s)
+        return b''
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``.
+
+        :raises LinkTimeout: if the write blocks longer than the write timeout.
+        :raises LinkLost: if the device reports an error.
+        """
+        try:
+            self._port.write(data)
+        except serial.SerialTimeoutException as error:
+            raise LinkTimeout(f'{self.path}: write of {len(data)} bytes blocked longer than '
+                              f'{self._write_timeout_s} s') from error
+        except (serial.SerialException, OSError) as error:
+            raise LinkLost(f'{self.path}: write failed (unplugged?): {error}') from error
+
+    def wake(self) -> None:
+        """Make a read in progress in another thread return at once (if the port can)."""
+        cancel = getattr(self._port, 'cancel_read', None)
+        if cancel is not None:
+            try:
+                cancel()
+            except (OSError, TypeError, ValueError):
+                pass     # the port is closing; the reading thread notices on its own
+
+    def close(self) -> None:
+        """Close the port, ignoring a device that is already gone."""
+        try:
+            self._port.close()
+        except (serial.SerialException, OSError):
+            pass         # nothing left to release
