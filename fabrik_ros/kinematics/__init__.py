@@ -1,6 +1,7 @@
 """Pure kinematics core: arm description, constrained FABRIK, servo map, URDF (no rclpy)."""
 
 from fabrik_ros.kinematics.arm import Arm
+from fabrik_ros.kinematics.arm_ik import solve_planar_chain
 from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError, TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
@@ -16,5 +17,6 @@ __all__ = [
     'Arm', 'ArmConfigError', 'AuxServo', 'BatchIkResult', 'Bend', 'Chain', 'ChainSolution',
     'FabrikSolver', 'FREE', 'Hinge2D', 'Hinge3D', 'IkResult', 'Joint', 'JointKind', 'Link',
     'load_arm', 'planar_angles', 'planar_points', 'PulseCommand', 'ServoCalibration',
-    'ServoMap', 'SolverOptions', 'SolverOptionsError', 'StopReason', 'TargetError', 'Vec3',
+    'ServoMap', 'solve_planar_chain', 'SolverOptions', 'SolverOptionsError', 'StopReason',
+    'TargetError', 'Vec3',
 ]

@@ -1,15 +1,22 @@
 """The arm description (joints, links, servos, solver options) and its IK/FK entry points."""
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from fabrik_ros.kinematics import arm_params
 from fabrik_ros.kinematics.arm_ik import (
-    ArmIk, as_vec3, best_answer, candidate_planes, PlanarAnswer, stop_reason)
+    ArmIk,
+    as_vec3,
+    best_answer,
+    candidate_planes,
+    PlanarAnswer,
+    stop_reason,
+)
 from fabrik_ros.kinematics.batch import solve_batch
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
@@ -99,7 +106,7 @@ class Arm:
 
     def within_limits(self, angles: Sequence[float]) -> bool:
         """Return True when every angle is finite and within its joint's limits."""
-        return all(j.contains(float(a)) for j, a in zip(self.joints, angles))
+        return all(j.contains(float(a)) for j, a in zip(self.joints, angles, strict=True))
 
     def fk(self, angles: Sequence[float]) -> np.ndarray:
         """Return the (n_joints + 1, 3) joint positions [m] for joint angles [rad].
@@ -182,7 +189,7 @@ class Arm:
     def _clamped_seed(self, seed: Sequence[float]) -> np.ndarray:
         """Return the seed within the joint limits (a current pose may sit a hair outside)."""
         values = self._angles_in('seed', seed)
-        return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values)])
+        return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values, strict=True)])
 
     def _angles_of(self, answer: PlanarAnswer, start: np.ndarray) -> np.ndarray:
         """Return config-order angles: the plane's yaw, solved pitches, rolls kept from start."""
@@ -190,7 +197,7 @@ class Arm:
         if self._yaw is not None:
             angles[0] = self._yaw.clamp(answer.plane.yaw_rad)
         pitches = self.planar.angles(answer.solution.directions)
-        for index, angle in zip(self._pitch_index, pitches):
+        for index, angle in zip(self._pitch_index, pitches, strict=True):
             angles[index] = self.joints[index].clamp(angle)
         return angles
 

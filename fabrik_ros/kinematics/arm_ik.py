@@ -6,22 +6,24 @@ at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` 
 stops at a limit and the closest point in that plane is the answer.
 """
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 import math
-from typing import Iterator, Sequence
 
 import numpy as np
 
 from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
+from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
 from fabrik_ros.kinematics.joint import Joint
-from fabrik_ros.kinematics.options import Bend
+from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 SWEEP_DIRECTIONS = 24
+DEFAULT_OPTIONS = SolverOptions()
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,24 @@ class ArmIk:
             if attempts.run(start, tip_direction=direction):
                 return
         attempts.run(attempts.best.points)
+
+
+def solve_planar_chain(chain: Chain[complex], target: complex, *,
+                       options: SolverOptions = DEFAULT_OPTIONS,
+                       seed: Sequence[complex] | None = None, side: int = 0,
+                       tip_direction: complex | None = None) -> ChainSolution[complex]:
+    """Solve any planar chain with the arm's start poses (seed, arcs, grid, tool sweep).
+
+    :param seed: joint positions to try first (the current pose)
+    :param side: +1 / -1 to prefer the first inner joint left / right of the base-to-tip
+        chord, 0 for no preference
+    :param tip_direction: unit direction the last bone must point along, or None
+    :raises TargetError: if the target is not finite
+    """
+    check_finite('target', target)
+    ik = ArmIk(PlanarArm(chain), FabrikSolver(options))
+    return ik.solve_plane(Plane(0.0, target, 0.0), seed_points=seed, side=side,
+                          tip_direction=tip_direction).solution
 
 
 def best_answer(ik: ArmIk, planes: list[Plane], *, seed_points: Sequence[complex] | None,

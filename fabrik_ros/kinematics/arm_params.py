@@ -4,14 +4,23 @@ Only :meth:`Arm.from_params` calls these; they turn degrees into radians and rai
 ArmConfigError naming the first key that breaks a rule.
 """
 
+from collections.abc import Mapping
 import math
-from typing import Any, Mapping
+from typing import Any
 
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError
 from fabrik_ros.kinematics.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.params_reader import (
-    join, MISSING, read_float, read_int, read_list, read_str, reject_unknown, section)
+    join,
+    MISSING,
+    read_float,
+    read_int,
+    read_list,
+    read_str,
+    reject_unknown,
+    section,
+)
 from fabrik_ros.kinematics.servo_map import AuxServo, ServoCalibration
 
 PULSE_RANGE_US = (400.0, 2600.0)
@@ -102,7 +111,7 @@ def read_geometry(params: Mapping[str, Any],
             key = ('geometry.tool_length_m' if index == len(lengths) - 1
                    else f'geometry.link_lengths_m[{index}]')
             raise ArmConfigError(key, length, 'must be > 0.0')
-    return height, tuple(Link(name, length) for name, length in zip(pitch, lengths))
+    return height, tuple(Link(name, length) for name, length in zip(pitch, lengths, strict=True))
 
 
 def read_servos(params: Mapping[str, Any],

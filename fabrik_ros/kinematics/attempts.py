@@ -1,8 +1,8 @@
 """Several FABRIK solves of one planar target, ranked: reached, on the wanted side, closest."""
 
 import cmath
+from collections.abc import Iterator, Sequence
 import math
-from typing import Iterator, Sequence
 
 from fabrik_ros.kinematics.fabrik import FabrikSolver
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
@@ -66,7 +66,8 @@ class Attempts:
     def _offer_mirrored(self, solution: ChainSolution[complex]) -> None:
         mirrored = self._planar.mirrored(solution.points)
         if mirrored is not None:
-            directions = tuple((b - a) / abs(b - a) for a, b in zip(mirrored, mirrored[1:]))
+            pairs = zip(mirrored, mirrored[1:], strict=False)
+            directions = tuple((b - a) / abs(b - a) for a, b in pairs)
             self._offer(ChainSolution(tuple(mirrored), directions, True, solution.error_m,
                                       solution.iterations, solution.stop_reason))
 

@@ -75,7 +75,7 @@ def solve_planar(arm: 'Arm', targets: np.ndarray) -> tuple[list[np.ndarray], np.
         iterations[left] += more_iterations
         better = more_error < error[left]
         error[left[better]] = more_error[better]
-        for saved, new in zip(directions, more):
+        for saved, new in zip(directions, more, strict=True):
             saved[left[better]] = new[better]
     return directions, iterations
 
@@ -144,9 +144,9 @@ def iterate(chain: Chain[complex], points: list[np.ndarray], targets: np.ndarray
         better = error < best_error[active]
         keep = active[better]
         best_error[keep] = error[better]
-        for saved, new in zip(best, turned):
+        for saved, new in zip(best, turned, strict=True):
             saved[keep] = new[better]
-        for saved, new in zip(points, moved):
+        for saved, new in zip(points, moved, strict=True):
             saved[active] = new
         active = active[error > options.tolerance_m]
     return best, best_error, iterations

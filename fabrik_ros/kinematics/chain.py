@@ -5,9 +5,10 @@ hold :class:`Vec3`. The solver in fabrik.py treats both alike.
 """
 
 import cmath
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import Generic, Sequence, TypeVar
+from typing import Generic, TypeVar
 
 from fabrik_ros.kinematics.hinge import Constraint, FREE, Free, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.vec3 import Vec3
@@ -82,12 +83,40 @@ class Chain(Generic[P]):
         """Return the joint positions of the chain stretched along its base direction."""
         return self.stretched(self.base_direction)
 
+    def curled(self, turn_rad: float = 0.3) -> tuple[P, ...]:
+        """Return an arc turning by ``turn_rad`` per joint, symmetric about the base direction.
+
+        The default start pose: a straight chain cannot leave a target on its own axis, and
+        the arc keeps every inner joint off the base direction's axis.
+
+        >>> [round(abs(p), 6) for p in Chain.planar([1.0, 1.0]).curled(math.pi / 2)]
+        [0.0, 1.0, 1.414214]
+        """
+        forward = self.base_direction
+        sideways = _normal(forward)
+        points = [self.base]
+        first = -0.5 * turn_rad * (len(self.lengths) - 1)
+        for index, length in enumerate(self.lengths):
+            angle = first + turn_rad * index
+            direction = forward * math.cos(angle) + sideways * math.sin(angle)
+            points.append(points[-1] + direction * length)
+        return tuple(points)
+
     def stretched(self, direction: P) -> tuple[P, ...]:
         """Return the joint positions of the chain stretched along a unit ``direction``."""
         points = [self.base]
         for length in self.lengths:
             points.append(points[-1] + direction * length)
         return tuple(points)
+
+
+def _normal(direction: P) -> P:
+    """Return a unit vector normal to a unit ``direction`` (counter-clockwise in 2D)."""
+    if isinstance(direction, complex):
+        return direction * 1j
+    helper = Vec3(0.0, 0.0, 1.0) if abs(direction.z) < 0.9 else Vec3(1.0, 0.0, 0.0)
+    normal = helper - direction * helper.dot(direction)
+    return normal / abs(normal)
 
 
 def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[float]) -> tuple[complex, ...]:
@@ -99,7 +128,7 @@ def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[float]) -> tuple
     """
     points = [chain.base]
     direction = chain.base_direction
-    for length, angle in zip(chain.lengths, angles_rad):
+    for length, angle in zip(chain.lengths, angles_rad, strict=True):
         direction = direction * cmath.rect(1.0, angle)
         points.append(points[-1] + direction * length)
     return tuple(points)

@@ -5,9 +5,10 @@ pass (root pinned on the base, bones placed outward). Each joint's constraint is
 bone is placed, in both passes, so the pose left by a backward pass is always within limits.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import Sequence, TypeVar
+from typing import TypeVar
 
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
@@ -109,7 +110,11 @@ class FabrikSolver:
 
     def solve(self, chain: Chain[P], target: P, *, start: Sequence[P] | None = None,
               tip_direction: P | None = None) -> ChainSolution[P]:
-        """Move the chain's tip to ``target`` from the ``start`` pose (straight if None).
+        """Move the chain's tip to ``target`` from the ``start`` pose (see below if None).
+
+        One attempt, from one start. Constrained FABRIK can settle in a local minimum, so a
+        caller that must reach tries several starts (``solve_planar_chain`` does for planar
+        chains). Without a ``start`` the chain begins gently curled (:meth:`Chain.curled`).
 
         :param target: wanted tip position [m], same type as the chain's points
         :param start: joint positions to warm-start from (a seed pose); settled onto the base
@@ -125,7 +130,7 @@ class FabrikSolver:
             stretch = target - chain.base
             if abs(stretch) >= chain.total_length:
                 return self._stretched(chain, target, unit_or(stretch, chain.base_direction))
-        initial = list(chain.straight() if start is None else start)
+        initial = list(chain.curled() if start is None else start)
         return self._iterate(chain, target, initial, tip_direction)
 
     def _stretched(self, chain: Chain[P], target: P, direction: P) -> ChainSolution[P]:

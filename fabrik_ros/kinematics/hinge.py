@@ -28,7 +28,14 @@ class Constraint(Protocol[D]):
 
 
 class Free:
-    """An unconstrained joint: any direction is allowed."""
+    """An unconstrained joint: any direction is allowed (the range is the whole circle)."""
+
+    min_rad = -math.pi
+    max_rad = math.pi
+
+    def contains(self, angle_rad: float, *, slack_rad: float = 0.0) -> bool:
+        """Return True: every angle is allowed."""
+        return True
 
     def limit(self, direction: D, reference: D) -> D:
         """Return ``direction`` unchanged."""

@@ -1,7 +1,8 @@
 """Load an Arm from the ROS 2 parameter YAML file every node reads."""
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -20,8 +21,7 @@ def unwrap(document: Any, source: str) -> Mapping[str, Any]:
     """
     if not isinstance(document, Mapping):
         raise ArmConfigError(source, type(document).__name__,
-                             'must hold a mapping ({WILDCARD}: {PARAMS_KEY}: ...)'.format(
-                                 WILDCARD=WILDCARD, PARAMS_KEY=PARAMS_KEY))
+                             f'must hold a mapping ({WILDCARD}: {PARAMS_KEY}: ...)')
     section = document.get(WILDCARD)
     if not isinstance(section, Mapping) or not isinstance(section.get(PARAMS_KEY), Mapping):
         raise ArmConfigError(f'{WILDCARD}.{PARAMS_KEY}', section,

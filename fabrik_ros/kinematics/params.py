@@ -5,8 +5,9 @@ A ROS parameter holds a scalar or a flat array; nested YAML maps become dotted n
 back, and hands :func:`nest` of them to ``Arm.from_params``.
 """
 
+from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from fabrik_ros.kinematics.errors import ArmConfigError
 

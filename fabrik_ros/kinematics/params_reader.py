@@ -3,8 +3,9 @@
 ROS parameters arrive as int where a YAML file wrote ``1``: every float read accepts ints.
 """
 
+from collections.abc import Mapping, Sequence
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fabrik_ros.kinematics.errors import ArmConfigError
 

@@ -7,11 +7,11 @@ its limits are measured from the horizontal.
 
 import bisect
 import cmath
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 import itertools
 import math
-from typing import Sequence
 
 import numpy as np
 
@@ -144,9 +144,9 @@ class PlanarArm:
         axis = chord / abs(chord)
         reflected = [base + axis * (axis * (p - base).conjugate()) for p in points]
         reflected[-1] = tip
-        directions = [(b - a) / abs(b - a) for a, b in zip(reflected, reflected[1:])]
+        directions = [(b - a) / abs(b - a) for a, b in zip(reflected, reflected[1:], strict=False)]
         angles = self.angles(directions)
-        if all(h.contains(a) for h, a in zip(self.chain.constraints, angles)):
+        if all(h.contains(a) for h, a in zip(self.chain.constraints, angles, strict=True)):
             return reflected
         return None
 

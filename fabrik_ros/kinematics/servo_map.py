@@ -5,9 +5,9 @@ Whatever angles come in (NaN, inf, 1e300), every pulse that goes out lies within
 configured range.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 import math
-from typing import Sequence
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class ServoMap:
         values = _as_flat(angles_rad, len(self.joints), 'angles_rad')
         pulses = np.empty(len(self.joints))
         clamped = []
-        for index, (joint, cal) in enumerate(zip(self.joints, self.calibrations)):
+        for index, (joint, cal) in enumerate(zip(self.joints, self.calibrations, strict=True)):
             angle = float(values[index])
             safe = joint.home_rad if math.isnan(angle) else joint.clamp(angle)
             pulses[index] = cal.pulse_us(safe)
@@ -128,7 +128,8 @@ class ServoMap:
         values = _as_flat(pulses_us, len(self.joints), 'pulses_us')
         if not np.all(np.isfinite(values)):
             raise TargetError(f'pulses_us = {values.tolist()!r}, every pulse must be finite')
-        return np.array([cal.angle_rad(float(p)) for cal, p in zip(self.calibrations, values)])
+        pairs = zip(self.calibrations, values, strict=True)
+        return np.array([cal.angle_rad(float(pulse)) for cal, pulse in pairs])
 
 
 def _as_flat(values: Sequence[float], count: int, name: str) -> np.ndarray:

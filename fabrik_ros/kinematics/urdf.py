@@ -11,7 +11,7 @@ a link that points along +x, matching :meth:`Arm.fk`. A fixed ``tool_joint`` car
 from xml.etree import ElementTree as ET
 
 from fabrik_ros.kinematics.arm import Arm
-from fabrik_ros.kinematics.joint import JointKind
+from fabrik_ros.kinematics.joint import Joint, JointKind
 
 AXES = {JointKind.YAW: '0 0 1', JointKind.PITCH: '0 -1 0', JointKind.ROLL: '1 0 0'}
 # URDF requires effort [N m] and velocity [rad/s] on revolute joints; hobby servos report
@@ -26,24 +26,33 @@ def arm_urdf(arm: Arm, *, name: str = 'fabrik_arm') -> str:
     robot = ET.Element('robot', name=name)
     ET.SubElement(robot, 'link', name=arm.base_frame)
     parent = arm.base_frame
-    offset = (0.0, 0.0, 0.0)
-    lengths = {link.joint: link.length_m for link in arm.links}
     first_pitch = arm.links[0].joint
+    lengths = {link.joint: link.length_m for link in arm.links}
+    reach = 0.0  # length of the last pitch link: where the next pitch joint or the tool sits
     for joint in arm.joints:
         child = f'{joint.name}_link'
-        if joint.name == first_pitch:
-            offset = (0.0, 0.0, arm.shoulder_height_m)
-        _joint(robot, joint.name, 'revolute', parent, child, offset, AXES[joint.kind],
+        _joint(robot, joint.name, 'revolute', parent, child,
+               _origin(joint, first_pitch, arm.shoulder_height_m, reach), AXES[joint.kind],
                (joint.min_rad, joint.max_rad))
-        length = lengths.get(joint.name, 0.0)
-        _link(robot, child, length)
-        if joint.kind is not JointKind.ROLL:
-            offset = (length, 0.0, 0.0)
+        _link(robot, child, lengths.get(joint.name, 0.0))
+        if joint.kind is JointKind.PITCH:
+            reach = lengths[joint.name]
         parent = child
+    offset = (reach, 0.0, 0.0)
     _joint(robot, 'tool_joint', 'fixed', parent, 'tool_link', offset, None, None)
     ET.SubElement(robot, 'link', name='tool_link')
     ET.indent(robot)
     return ET.tostring(robot, encoding='unicode', xml_declaration=True)
+
+
+def _origin(joint: Joint, first_pitch: str, shoulder_height_m: float,
+            reach_m: float) -> tuple[float, float, float]:
+    """Return a joint's origin in its parent link's frame."""
+    if joint.name == first_pitch:
+        return (0.0, 0.0, shoulder_height_m)
+    if joint.kind is JointKind.ROLL:
+        return (0.0, 0.0, 0.0)
+    return (reach_m, 0.0, 0.0)
 
 
 def _joint(robot: ET.Element, name: str, kind: str, parent: str, child: str,

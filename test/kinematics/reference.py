@@ -37,7 +37,8 @@ def closest_distances(arm: Arm, targets: np.ndarray, *, step_deg: float = 6.0,
     high = np.array([j.max_rad for j in arm.joints])
     moving = [j.kind is not JointKind.ROLL for j in arm.joints]
     axes = [np.linspace(lo, hi, max(2, int(math.degrees(hi - lo) / step_deg) + 1)) if m
-            else np.array([j.home_rad]) for lo, hi, m, j in zip(low, high, moving, arm.joints)]
+            else np.array([j.home_rad])
+            for lo, hi, m, j in zip(low, high, moving, arm.joints, strict=True)]
     grid = np.stack([a.reshape(-1) for a in np.meshgrid(*axes, indexing='ij')], axis=1)
     points = tool_points(arm, grid)
     starts = []

@@ -20,7 +20,7 @@ def joint_angles(arm: Arm):
 
 
 def assert_within_limits(arm: Arm, angles: np.ndarray) -> None:
-    for joint, angle in zip(arm.joints, angles):
+    for joint, angle in zip(arm.joints, angles, strict=True):
         assert joint.min_rad <= angle <= joint.max_rad, (joint.name, angle)
 
 
@@ -61,7 +61,7 @@ def test_unreachable_targets_land_on_the_closest_reachable_point(arm_4dof: Arm):
     near_shoulder = [[0.0, 0.0, 0.07], [0.005, -0.004, 0.072]]
     targets = np.concatenate([far, below, near_shoulder])
     closest = closest_distances(arm_4dof, targets)
-    for target, best in zip(targets, closest):
+    for target, best in zip(targets, closest, strict=True):
         result = arm_4dof.ik(target)
         assert not result.reached
         assert result.stop_reason is not StopReason.REACHED
