@@ -61,7 +61,8 @@ class FrameHost:
             if deadline.expired():
                 raise TimeoutError(f'no matching frame within {timeout_s} s '
                                    f'(received {self.frames[-3:]})')
-            self.frames.extend(self.decoder.feed(self.serial.read(256)))
+            # Block for the first byte only, then take whatever else has arrived.
+            self.frames.extend(self.decoder.feed(self.serial.read(self.serial.in_waiting or 1)))
 
     def close(self) -> None:
         """Close the port."""

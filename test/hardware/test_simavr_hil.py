@@ -122,6 +122,28 @@ def test_commanded_pulses_appear_within_2us_at_50hz(board: SimavrBoard, host: Fr
 
 
 @pytest.mark.timeout(30)
+def test_pulse_widths_hold_while_the_serial_line_is_saturated(board: SimavrBoard,
+                                                              host: FrameHost):
+    targets = [600, 900, 1234, 1777, 2100, 2400]
+    set_pulses(host, targets)
+    assert ack(enable(host, 0b111111), Command.ENABLE)
+    request_size = len(protocol.encode_enable(0, 0))
+    sent_before = len(board.sent) + 600 * len(protocol.encode_ack(0, Command.ENABLE))
+    received_before = host.bytes_sent
+    # 600 ENABLEs back to back, each ACKed with as many bytes: both directions of the line
+    # run flat out for ~0.4 s, and no request may be lost.
+    host.send(b''.join(protocol.encode_enable(100 + i % 100, 0b111111) for i in range(600)))
+    board.wait_for(lambda: len(board.sent) >= sent_before, WAIT_S, 'the 600 ACKs')
+    busy_from = board.received[received_before].time_s
+    busy_until = board.sent[-1].time_s
+    assert busy_until - busy_from >= 600 * request_size * 10 / 115200
+    for channel, target in enumerate(targets):
+        widths = [p.width_us for p in board.pulses(channel, busy_from) if p.rise_s < busy_until]
+        assert len(widths) >= 18
+        assert widths == pytest.approx([target] * len(widths), abs=WIDTH_TOLERANCE_US)
+
+
+@pytest.mark.timeout(30)
 def test_move_time_interpolates_linearly_on_the_pins(board: SimavrBoard, host: FrameHost):
     set_pulses(host, [1000])
     enable(host, 0b1)
