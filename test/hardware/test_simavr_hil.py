@@ -108,6 +108,22 @@ def test_no_pulse_until_enabled_then_first_pulse_is_the_target(board: SimavrBoar
 
 
 @pytest.mark.timeout(30)
+def test_detach_stops_the_pulses_and_enable_resumes_at_the_same_width(board: SimavrBoard,
+                                                                      host: FrameHost):
+    set_pulses(host, [1700])
+    enable(host, 0b1)
+    pulses_after(board, 0, 0.0, 2)
+    detach = enable(host, 0)
+    assert ack(detach, Command.ENABLE)
+    detached_at = reply_time_s(board, detach)
+    board.wait_sim_time(detached_at + 0.1, WAIT_S)
+    assert board.pulses(0, detached_at + FRAME_S) == []
+    resume = enable(host, 0b1)
+    resumed = pulses_after(board, 0, reply_time_s(board, resume), 3)
+    assert [p.width_us for p in resumed] == pytest.approx([1700] * 3, abs=WIDTH_TOLERANCE_US)
+
+
+@pytest.mark.timeout(30)
 def test_commanded_pulses_appear_within_2us_at_50hz(board: SimavrBoard, host: FrameHost):
     targets = [500, 1000, 1234, 1500, 2000, 2500]
     assert ack(set_pulses(host, targets), Command.SET_PULSES)
