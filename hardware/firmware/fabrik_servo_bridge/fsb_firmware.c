@@ -2,6 +2,7 @@
 
 #include <avr/interrupt.h>
 #include <avr/sleep.h>
+#include <avr/wdt.h>
 
 #include "fsb_board.h"
 #include "fsb_eeprom.h"
@@ -14,10 +15,17 @@ void fsb_firmware_setup(void)
 {
     fsb_limits_t stored[FSB_CHANNELS];
     cli();
+    /* After a watchdog reset the watchdog stays on; switch it off before anything slow. */
+    MCUSR = 0;
+    wdt_disable();
     fsb_uart_init();
     fsb_pulse_timer_init();
     fsb_board_init(&board, fsb_eeprom_load(stored) ? stored : 0, fsb_uart_write, 0);
     set_sleep_mode(SLEEP_MODE_IDLE);
+    /* A stuck main loop would leave the interrupt pulsing stale widths with no host watchdog
+     * to stop it; the hardware watchdog resets the board instead (all detached, READY). Two
+     * seconds outlast the wait of the old bootloaders, which leave the watchdog running. */
+    wdt_enable(WDTO_2S);
     sei();
     fsb_board_send_ready(&board);
 }
@@ -48,5 +56,6 @@ void fsb_firmware_poll(void)
         fsb_eeprom_store(board.limits);
     }
     fsb_eeprom_service();
+    wdt_reset();
     sleep_until_interrupt();
 }
