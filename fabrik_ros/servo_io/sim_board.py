@@ -50,6 +50,10 @@ class SimBoard:
     :param corrupt_rate: probability that any byte, in either direction, has one bit flipped.
     :param seed: seed of the corruption RNG.
     :param clock: monotonic clock [s].
+
+    Set ``silent = True`` to make the board stop answering (it still reads and drops input);
+    ``firmware`` is the simulated firmware (``firmware.model`` holds the outputs, limits and
+    enable bits) for tests that need to look deeper or to arrange a fault.
     """
 
     def __init__(self, protocol: Protocol = Protocol.NATIVE, *, channels: int = 6,
@@ -73,7 +77,7 @@ class SimBoard:
         self._thread: Optional[threading.Thread] = None
         self._master = -1
         self._slave = -1
-        self._wake_r, self._wake_w = os.pipe()
+        self._wake_r = self._wake_w = -1
         self._actions: list[tuple[Callable[[], None], threading.Event]] = []
         self.pty_path = ''
         self.silent = False
@@ -99,6 +103,7 @@ class SimBoard:
 
     def start(self) -> 'SimBoard':
         """Open the pty (and symlink) and start answering."""
+        self._wake_r, self._wake_w = os.pipe()
         self._plug()
         self._thread = threading.Thread(target=self._run, name=f'SimBoard {self.protocol.name}',
                                         daemon=True)
@@ -108,12 +113,13 @@ class SimBoard:
     def stop(self) -> None:
         """Stop the thread, close the pty and remove the symlink."""
         self._stopping.set()
-        os.write(self._wake_w, b'x')
         if self._thread is not None:
+            os.write(self._wake_w, b'x')
             self._thread.join(2.0)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._thread = None
         self._unplug()
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
 
     def __enter__(self) -> 'SimBoard':
         """Start the board."""

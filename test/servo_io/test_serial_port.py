@@ -1,0 +1,82 @@
+"""SerialPort over raw ptys: pyserial's failures arrive as LinkTimeout and LinkLost."""
+
+import os
+import threading
+import tty
+
+import pytest
+
+from fabrik_ros.servo_io import Deadline, LinkLost, LinkTimeout, open_serial
+from fabrik_ros.servo_io.serial_port import SerialPort
+
+
+@pytest.fixture
+def pty_pair():
+    """Return ``(master_fd, slave_path)`` of a raw pty nobody reads; closed afterwards."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    os.close(slave)
+    yield master, path
+    try:
+        os.close(master)
+    except OSError:
+        pass     # the test closed it already (unplug)
+
+
+@pytest.mark.timeout(10)
+def test_write_that_blocks_past_the_write_timeout_raises_link_timeout(pty_pair):
+    _, path = pty_pair
+    port = SerialPort.open(path, open_serial, 115200, 0.1)
+    try:
+        with pytest.raises(LinkTimeout) as raised:
+            for _ in range(1000):          # nobody reads: the pty buffer fills, then blocks
+                port.write(bytes(4096))
+    finally:
+        port.close()
+    assert 'bytes blocked longer than 0.1 s' in str(raised.value)
+
+
+@pytest.mark.timeout(10)
+def test_read_after_the_other_end_vanished_raises_link_lost(pty_pair):
+    master, path = pty_pair
+    port = SerialPort.open(path, open_serial, 115200, 0.1)
+    os.close(master)
+    try:
+        with pytest.raises(LinkLost) as raised:
+            port.read(0.05, threading.Event())
+    finally:
+        port.close()
+    assert f'{path}: read failed' in str(raised.value)
+
+
+@pytest.mark.timeout(10)
+def test_read_returns_what_arrived_and_nothing_after_a_short_wait(pty_pair):
+    master, path = pty_pair
+    port = SerialPort.open(path, open_serial, 115200, 0.1)
+    try:
+        os.write(master, b'abc')
+        received = b''
+        deadline = Deadline(2.0)
+        while len(received) < 3 and not deadline.expired():
+            received += port.read(0.5, threading.Event())
+        after = port.read(0.001, threading.Event())
+    finally:
+        port.close()
+    assert received == b'abc' and after == b''
+
+
+def test_missing_path_raises_link_lost(tmp_path):
+    path = str(tmp_path / 'ttyGONE')
+    with pytest.raises(LinkLost) as raised:
+        SerialPort.open(path, open_serial, 115200, 0.1)
+    assert f'{path}: no such device (unplugged?)' in str(raised.value)
+
+
+def test_pyserial_urls_are_opened_without_a_file_check():
+    port = SerialPort.open('loop://', open_serial, 115200, 0.1)
+    port.write(b'echo')
+    port.wake()
+    data = port.read(0.5, threading.Event())
+    port.close()
+    assert data.startswith(b'e')
