@@ -230,12 +230,13 @@ def test_no_answer_times_out_the_handshake_and_wait_ready(sim_board, servo_link)
 
 
 @pytest.mark.timeout(15)
-def test_missing_path_is_reported_and_retried(tmp_path):
+def test_missing_path_is_reported_as_link_lost(tmp_path):
     path = str(tmp_path / 'ttyNONE')
     with ServoLink(path, options=FAST) as link:
         assert _poll(lambda: link.last_error is not None, 2.0)
         assert link.state is not LinkState.READY
         assert f'{path}: no such device (unplugged?)' in str(link.last_error)
+        assert isinstance(link.last_error, LinkLost)
 
 
 @pytest.mark.timeout(15)

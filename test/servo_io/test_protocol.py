@@ -143,10 +143,11 @@ def test_board_info_and_positions_round_trip():
     assert protocol.parse_positions(protocol.position_bytes(report)) == report
 
 
-@pytest.mark.parametrize('data', [b'', b'\x01', b'\x01\x02\x03\x04'])
-def test_malformed_positions_parse_to_none_or_a_report(data):
-    report = protocol.parse_positions(data)
-    assert report is None or isinstance(report, PositionReport)
+@pytest.mark.parametrize('data, report', [
+    (b'', None), (b'\x01', PositionReport(1, ())), (b'\x01\x02\x03\x04', None),
+    (b'\x03\xdc\x05', PositionReport(3, (1500,)))])
+def test_positions_parse_only_a_mask_plus_whole_pulses(data, report):
+    assert protocol.parse_positions(data) == report
 
 
 def test_set_timeout_encodes_ms_and_action():

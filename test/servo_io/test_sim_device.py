@@ -94,7 +94,7 @@ def test_garbage_and_corrupt_frames_are_survived_by_the_board(sim_board):
     corrupt = bytearray(protocol.encode_ping(4))
     corrupt[3] ^= 0x10
     with _open(board.path) as port:
-        port.write(os.urandom(0) + bytes(range(256)) + b'\xa5\x5a\xff')
+        port.write(bytes(range(256)) + b'\xa5\x5a\xff')
         nack = _exchange(port, bytes(corrupt))
         reply = _exchange(port, protocol.encode_ping(5))
     assert (nack.cmd, nack.payload[1]) == (Reply.NACK, NackError.BAD_CRC)
@@ -129,7 +129,6 @@ def test_silent_board_does_not_answer(sim_board):
 @pytest.mark.timeout(10)
 def test_unplug_breaks_the_port_and_replug_comes_back_behind_the_same_symlink(sim_board):
     board = sim_board()
-    first = board.pty_path
     port = _open(board.path)
     board.unplug()
     assert not os.path.lexists(board.link_path)
@@ -137,7 +136,7 @@ def test_unplug_breaks_the_port_and_replug_comes_back_behind_the_same_symlink(si
         port.read(1)
     port.close()
     board.replug()
-    assert os.path.realpath(board.link_path) == board.pty_path != first or board.pty_path
+    assert os.path.realpath(board.link_path) == board.pty_path
     with _open(board.path) as port:
         assert _exchange(port, protocol.encode_ping(1)).cmd == Reply.DATA
 
