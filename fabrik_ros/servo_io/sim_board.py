@@ -102,7 +102,14 @@ class SimBoard:
         return self.link_path or self.pty_path
 
     def start(self) -> 'SimBoard':
-        """Open the pty (and symlink) and start answering."""
+        """Open the pty (and symlink) and start answering.
+
+        :raises FileExistsError: if ``link_path`` exists and is not a symlink (never replaced).
+        """
+        link = self.link_path
+        if link and os.path.lexists(link) and not os.path.islink(link):
+            raise FileExistsError(f'link_path = {link!r} exists and is not a symlink, '
+                                  'must be a free name or an old symlink')
         self._wake_r, self._wake_w = os.pipe()
         self._plug()
         self._thread = threading.Thread(target=self._run, name=f'SimBoard {self.protocol.name}',

@@ -20,6 +20,7 @@ from fabrik_ros.servo_io.protocol import (
     Reply,
     WatchdogAction,
 )
+from fabrik_ros.servo_io.sim_board import SimBoard
 
 REPO_ROOT = Path(__file__).parent.parent.parent
 
@@ -226,3 +227,12 @@ def test_console_entry_point_serves_a_board_behind_the_given_symlink(tmp_path):
     assert str(link) in banner and 'native' in banner
     assert reply.cmd == Reply.DATA
     assert process.returncode == 0 and not link.exists()
+
+
+def test_a_regular_file_is_never_replaced_by_the_symlink(tmp_path):
+    precious = tmp_path / 'notes.txt'
+    precious.write_text('keep me', encoding='utf-8')
+    with pytest.raises(FileExistsError) as raised:
+        SimBoard(link_path=str(precious)).start()
+    assert precious.read_text(encoding='utf-8') == 'keep me'
+    assert 'exists and is not a symlink' in str(raised.value)
