@@ -312,3 +312,29 @@ def test_random_garbage_never_drives_a_pulse_out_of_range(board: SimavrBoard, ho
     decoder = FrameDecoder()
     decoder.feed(bytes(b.value for b in board.sent))
     assert decoder.discarded_bytes == 0 and decoder.corrupt_frames == 0
+
+
+@pytest.mark.timeout(60)
+def test_sync_pattern_flood_neither_resets_the_board_nor_disturbs_the_pulses(
+        board: SimavrBoard, host: FrameHost):
+    set_pulses(host, [1500])
+    assert ack(enable(host, 0b1), Command.ENABLE)
+    start = board.now_s
+    # A 7-byte frame candidate every 3 bytes: one NACK (9 bytes) per 3 bytes received, so the
+    # replies outgrow the line and the board must drop input rather than stall.
+    chunk = b'\xa5\x5a\x00' * 100
+    while board.now_s < start + 1.0:
+        host.send(chunk)
+        host.serial.read(host.serial.in_waiting)
+    end = board.now_s
+    pulses = board.pulses(0, start)
+    assert [p.width_us for p in pulses] == pytest.approx([1500] * len(pulses), abs=2)
+    gaps = [b.rise_s - a.rise_s for a, b in zip(pulses, pulses[1:], strict=False)]
+    assert max(gaps) == pytest.approx(FRAME_S, rel=0.01)
+    assert pulses[-1].rise_s >= end - 2 * FRAME_S
+    # Once the backlog is answered the line goes quiet and the board takes requests again.
+    board.wait_for(lambda: board.now_s - board.sent[-1].time_s > 0.05, WAIT_S, 'a quiet line')
+    replies = FrameDecoder().feed(bytes(b.value for b in board.sent))
+    assert [f.cmd for f in replies].count(Reply.READY) == 1    # the boot READY only
+    host.serial.reset_input_buffer()
+    assert host.request(protocol.encode_ping(host.next_seq()), timeout_s=WAIT_S).cmd == Reply.DATA

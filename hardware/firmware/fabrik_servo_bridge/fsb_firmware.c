@@ -43,10 +43,14 @@ static void sleep_until_interrupt(void)
     sleep_disable();
 }
 
+/* Bytes handled per main-loop pass: a flood of garbage, whose NACKs can outgrow the line
+ * and stall on the transmit ring, still cannot starve time keeping and the watchdog. */
+#define BYTES_PER_PASS 32u
+
 void fsb_firmware_poll(void)
 {
     uint8_t byte;
-    while (fsb_uart_read(&byte)) {
+    for (uint8_t n = 0; n < BYTES_PER_PASS && fsb_uart_read(&byte); n++) {
         fsb_board_feed(&board, byte);
     }
     fsb_board_advance(&board, fsb_pulse_timer_elapsed_us());
