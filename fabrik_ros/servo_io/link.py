@@ -145,10 +145,12 @@ class ServoLink:
             previous = self._pulses.value[0]
             merged = tuple(new or old for new, old in zip(pulses, previous, strict=True))
             self._count.commands += 1
-            if self._pulses.unsent():
+            pending = self._pulses.unsent()
+            if pending:
                 self._count.coalesced += 1
             self._pulses.set((merged, round(move_s * 1000)))
-        self._wake()
+        if not pending:
+            self._wake()     # a pending command already has the thread's attention
 
     def set_limits(self, limits_us: Sequence[tuple[int, int]]) -> None:
         """Set each channel's ``(min_us, max_us)``; the link and the board refuse pulses outside.
