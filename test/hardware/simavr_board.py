@@ -131,7 +131,11 @@ class SimavrBoard:
         self._reader = threading.Thread(target=self._read, name='fabrik_servo_sim log',
                                         daemon=True)
         self._reader.start()
-        self.wait_for(lambda: self._log.port, timeout_s, 'the pty line')
+        try:
+            self.wait_for(lambda: self._log.port, timeout_s, 'the pty line')
+        except (TimeoutError, HarnessError):
+            self.stop()
+            raise
         self.port = self._log.port
         return self.port
 
