@@ -4,6 +4,13 @@
 they want (targets, limits, enable bits, watchdog) and the thread brings the board there,
 again after every reconnect or board reset. Pulse commands are latest-wins: a command that
 arrives before the previous one was sent replaces it, so a fast producer never builds a queue.
+
+Every public method may be called from any thread; the commands never block. What the thread
+does, in order of priority: send limits, watchdog, targets (at most ``max_rate_hz``), enable
+bits (once the targets are out), then read positions back (``poll_hz``, and at least every
+third of the watchdog timeout). On a lost port it reopens the same path with a doubling
+back-off, repeats the handshake (the board's READY or an answered PING/VER/Get Errors), and
+sends everything again, the enable bits included.
 """
 
 from collections.abc import Callable, Sequence
