@@ -7,11 +7,14 @@ edge, every byte on the serial line and a 10 ms heartbeat come back with simulat
 timestamps, so pulse widths and frame periods are measured in simulated time, however fast
 or slow the host machine is.
 
->>> build_hardware()                                       # doctest: +SKIP
->>> with SimavrBoard() as board:                           # doctest: +SKIP
-...     port = serial.Serial(board.port, 115200)
-...     board.wait_for(lambda: board.pulses(0), 2.0, 'a pulse on channel 0')
-...     width_us = board.pulses(0)[-1].width_us
+>>> build_hardware()                                            # doctest: +SKIP
+>>> with SimavrBoard() as board, ServoLink(board.port) as link:  # doctest: +SKIP
+...     link.wait_ready(5.0)
+...     link.set_pulses([1500] * 6)
+...     link.enable([True] * 6)
+...     board.wait_for(lambda: board.pulses(0), 5.0, 'a pulse on channel 0')
+...     board.pulses(0)[-1].width_us
+1500.0
 """
 
 from collections.abc import Callable
