@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 BUILD := build
 
 # Debian packages for the firmware and its simulator (hardware/, test/hardware/).
-APT_PACKAGES := gcc-avr avr-libc arduino-core-avr simavr libsimavr-dev libelf-dev
+APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # DDS stays on loopback, in a domain of its own per run; ROS writes logs into the build tree.
