@@ -155,8 +155,9 @@ def test_board_reset_makes_the_link_apply_everything_again(sim_board, servo_link
 
 
 @pytest.mark.timeout(15)
-def test_silent_board_is_declared_lost_and_the_link_comes_back(sim_board, servo_link):
-    board = sim_board()
+@pytest.mark.parametrize('protocol', ALL_PROTOCOLS)
+def test_silent_board_is_declared_lost_and_the_link_comes_back(sim_board, servo_link, protocol):
+    board = sim_board(protocol)
     link = servo_link(board)
     link.wait_ready(3.0)
     board.silent = True
@@ -165,8 +166,9 @@ def test_silent_board_is_declared_lost_and_the_link_comes_back(sim_board, servo_
     board.silent = False
     link.wait_ready(3.0)
     link.set_pulses(PULSES)
+    link.enable([True] * 6)
     link.sync(2.0)
-    assert board.targets() == PULSES
+    assert board.wait_until(lambda b: b.pulses() == PULSES, 2.0)
 
 
 @pytest.mark.timeout(20)
