@@ -257,11 +257,11 @@ def test_watchdog_detaches_when_the_host_goes_away(sim_board, servo_link):
 def test_link_keeps_the_watchdog_fed_while_idle(sim_board, servo_link):
     board = sim_board()
     link = servo_link(board, options=LinkOptions(poll_hz=0.0))
-    link.set_watchdog(0.15, WatchdogAction.DETACH)
+    link.set_watchdog(0.3, WatchdogAction.DETACH)
     link.set_pulses(PULSES)
     link.enable([True] * 6)
     link.sync(3.0)
-    assert not board.wait_until(lambda b: b.firmware.watchdog_fired, 0.6)
+    assert not board.wait_until(lambda b: b.firmware.watchdog_fired, 0.9)
 
 
 @pytest.mark.timeout(15)
