@@ -158,11 +158,13 @@ class Arm:
             self._solver, planes, seed_points=seed_points, bend=bend or self.options.bend,
             pole=None if pole is None else as_vec3('pole', pole), approach=approach_vec)
         angles = self._angles_of(answer, start)
-        points = self.fk(angles)
-        error = float(np.linalg.norm(points[-1] - np.array(goal)))
+        position = self._tool_point(angles)
+        error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        return IkResult(angles, points[-1], reached, error, iterations,
-                        stop_reason(answer, reached), _approach_error(approach_vec, points))
+        approach_error = 0.0 if approach_vec is None else _approach_error(approach_vec,
+                                                                          self.fk(angles))
+        return IkResult(angles, np.array(position), reached, error, iterations,
+                        stop_reason(answer, reached), approach_error)
 
     def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray) -> BatchIkResult:
         """Solve many targets at once, vectorised (workspace maps, trajectory tables).
@@ -175,6 +177,12 @@ class Arm:
     @cached_property
     def _solver(self) -> ArmIk:
         return ArmIk(self.planar, FabrikSolver(self.options))
+
+    def _tool_point(self, angles: np.ndarray) -> tuple[float, float, float]:
+        """Return the tool point [m] of angles already checked (the fast path of fk)."""
+        yaw = float(angles[0]) if self._yaw is not None else 0.0
+        tip = self.planar.points([float(angles[i]) for i in self._pitch_index])[-1]
+        return (tip.real * math.cos(yaw), tip.real * math.sin(yaw), tip.imag)
 
     def _angles_in(self, name: str, angles: Sequence[float]) -> np.ndarray:
         """Return ``angles`` as a finite float array with one entry per joint."""
@@ -216,10 +224,8 @@ def _unit(vector: Vec3) -> Vec3:
     return vector / length
 
 
-def _approach_error(approach: Vec3 | None, points: np.ndarray) -> float:
+def _approach_error(approach: Vec3, points: np.ndarray) -> float:
     """Return the angle between the asked and the reached tool direction [rad]."""
-    if approach is None:
-        return 0.0
     tool = points[-1] - points[-2]
     cosine = float(np.dot(tool, np.array(approach)) / np.linalg.norm(tool))
     return math.acos(min(1.0, max(-1.0, cosine)))

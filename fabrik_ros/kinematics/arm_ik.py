@@ -6,11 +6,10 @@ at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` 
 stops at a limit and the closest point in that plane is the answer.
 """
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
 import math
-
-import numpy as np
 
 from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
 from fabrik_ros.kinematics.chain import Chain
@@ -23,6 +22,7 @@ from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 SWEEP_DIRECTIONS = 24
+SWEEP_ITERATIONS = 8
 DEFAULT_OPTIONS = SolverOptions()
 
 
@@ -58,14 +58,18 @@ def wrap(angle_rad: float) -> float:
     return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
-def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> list[Plane]:
-    """Return the yaw branches worth solving, the most preferred first.
+def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> Iterator[Plane]:
+    """Yield the yaw branches worth solving, the most preferred first.
 
     In-range branches (front, over the top) come first, the one nearer ``preferred_yaw``
-    leading; the yaw limits follow, for targets no in-range branch reaches.
+    leading; the yaw limits follow, for targets no in-range branch reaches. The closest
+    reachable point lies in one of these planes: for any pose, turning the yaw toward the
+    target's azimuth (or its opposite, for a pose reaching over the top) only brings the
+    tool nearer, until the azimuth or a limit is met.
     """
     if yaw is None:
-        return [Plane(0.0, complex(target.x, target.z), abs(target.y))]
+        yield Plane(0.0, complex(target.x, target.z), abs(target.y))
+        return
     azimuth = math.atan2(target.y, target.x)
     ranged = []
     for heading in (azimuth, wrap(azimuth + math.pi)):
@@ -73,7 +77,8 @@ def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> l
             if yaw.contains(turn, slack_rad=0.0):
                 ranged.append(turn)
     ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
-    return [_plane(t, target) for t in _unique(ranged + [yaw.min_rad, yaw.max_rad])]
+    for turn in _unique(ranged + [yaw.min_rad, yaw.max_rad]):
+        yield _plane(turn, target)
 
 
 def _unique(angles: list[float]) -> list[float]:
@@ -118,17 +123,19 @@ class ArmIk:
         """Try the start poses in turn until one reaches on the wanted side; return the best.
 
         Starts: the seed, the arc bent to the wanted side, the arc bent the other way, the
-        grid pose whose tip lies near the target. If none will do, a sweep fixes the tool
-        along directions round the circle and solves the rest of the chain for each (FABRIK
-        with a fixed last segment), then the best pose seen starts one more free solve.
+        grid pose whose tip lies near the target. If none will do and the target lies within
+        the chain's full reach, a sweep fixes the tool along directions round the circle and
+        solves the rest of the chain for each (FABRIK with a fixed last segment), then the
+        best pose seen starts one more free solve.
         """
         attempts = Attempts(self.solver, self.planar, plane.target, side=side,
                             tip_direction=tip_direction)
+        chain = self.planar.chain
         for start in self._starts(plane.target, seed_points, side):
             if attempts.run(start):
                 break
         else:
-            if tip_direction is None:
+            if tip_direction is None and abs(plane.target - chain.base) <= chain.total_length:
                 self._sweep(attempts)
         assert attempts.best is not None
         return PlanarAnswer(plane, attempts.best, attempts.iterations)
@@ -144,12 +151,19 @@ class ArmIk:
         yield self.planar.arc_start(target, -first)
         yield self.planar.grid_start(target)
 
+    @cached_property
+    def _sweep_solver(self) -> FabrikSolver:
+        """Return the solver for sweep attempts: capped shorter, they only look for a start."""
+        options = self.solver.options
+        cap = min(SWEEP_ITERATIONS, options.max_iterations)
+        return FabrikSolver(replace(options, max_iterations=cap))
+
     def _sweep(self, attempts: Attempts) -> None:
         """Solve with the tool fixed along directions spreading out from the best pose's."""
         assert attempts.best is not None
         start = attempts.best.points
         for direction in sweep_directions(attempts.best.directions[-1], SWEEP_DIRECTIONS):
-            if attempts.run(start, tip_direction=direction):
+            if attempts.run(start, tip_direction=direction, solver=self._sweep_solver):
                 return
         attempts.run(attempts.best.points)
 
@@ -172,12 +186,19 @@ def solve_planar_chain(chain: Chain[complex], target: complex, *,
                           tip_direction=tip_direction).solution
 
 
-def best_answer(ik: ArmIk, planes: list[Plane], *, seed_points: Sequence[complex] | None,
+def best_answer(ik: ArmIk, planes: Iterable[Plane], *, seed_points: Sequence[complex] | None,
                 bend: Bend, pole: Vec3 | None, approach: Vec3 | None) -> tuple[PlanarAnswer, int]:
-    """Solve the planes in order, stop at the first that reaches; return the best and work."""
+    """Solve the planes in order, stop at the first that reaches; return the best and work.
+
+    A plane whose lower bound (:func:`plane_bound`) is already no better than the best
+    answer is skipped: nothing in it can come closer.
+    """
     best: PlanarAnswer | None = None
     iterations = 0
+    chain = ik.planar.chain
     for plane in planes:
+        if best is not None and plane_bound(plane, chain) >= best.error_m:
+            continue
         side = wanted_side(bend, pole, plane, ik.planar.chain.base)
         answer = ik.solve_plane(plane, seed_points=seed_points, side=side,
                                 tip_direction=_in_plane(approach, plane))
@@ -188,6 +209,16 @@ def best_answer(ik: ArmIk, planes: list[Plane], *, seed_points: Sequence[complex
             break
     assert best is not None
     return best, iterations
+
+
+def plane_bound(plane: Plane, chain: Chain[complex]) -> float:
+    """Return a lower bound of the residual any pose in ``plane`` can have [m].
+
+    The target's distance from the plane, combined with how far it lies beyond the chain's
+    full reach inside the plane.
+    """
+    beyond = max(0.0, abs(plane.target - chain.base) - chain.total_length)
+    return math.hypot(plane.off_plane_m, beyond)
 
 
 def _in_plane(approach: Vec3 | None, plane: Plane) -> complex | None:
@@ -201,10 +232,11 @@ def _in_plane(approach: Vec3 | None, plane: Plane) -> complex | None:
 
 def as_vec3(name: str, value: Sequence[float]) -> Vec3:
     """Return a finite 3-vector from any 3-sequence or raise TargetError (a ValueError)."""
-    array = np.asarray(value, dtype=float).reshape(-1)
-    if array.shape != (3,):
-        raise TargetError(f'{name} has {array.size} components, need 3 (x, y, z)')
-    vector = Vec3(float(array[0]), float(array[1]), float(array[2]))
+    try:
+        x, y, z = value
+        vector = Vec3(float(x), float(y), float(z))
+    except (TypeError, ValueError) as error:
+        raise TargetError(f'{name} = {value!r}, must be 3 numbers (x, y, z) [m]') from error
     check_finite(name, vector)
     return vector
 

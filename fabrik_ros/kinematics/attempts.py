@@ -46,12 +46,14 @@ class Attempts:
         """Return True once the best answer reaches the target on the wanted side."""
         return self.best is not None and self._rank(self.best)[:2] == (0, 0)
 
-    def run(self, start: Sequence[complex], *, tip_direction: complex | None = None) -> bool:
+    def run(self, start: Sequence[complex], *, tip_direction: complex | None = None,
+            solver: FabrikSolver | None = None) -> bool:
         """Solve from ``start`` (the last bone fixed along ``tip_direction`` if given).
 
+        :param solver: a solver with other options for this attempt (default: the usual one)
         :return: :attr:`done`
         """
-        solution = self._solver.solve(self._planar.chain, self._target, start=start,
+        solution = (solver or self._solver).solve(self._planar.chain, self._target, start=start,
                                       tip_direction=tip_direction or self._tip_direction)
         self.iterations += solution.iterations
         self._offer(solution)

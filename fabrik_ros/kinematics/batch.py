@@ -1,9 +1,10 @@
 """Batch arm IK: the same constrained FABRIK passes on numpy arrays of planar targets.
 
-Every target gets its yaw branch, the evenly bent arc start and the forward/backward passes of
-fabrik.py, one numpy operation per joint for all targets at once. Targets still unreached at
-the iteration cap are handed to the single-target solver, which tries its further start poses,
-so a batch answer is never worse than ``Arm.ik`` on the same target.
+Every target gets its yaw branch and the start poses of the single-target solver (the arcs,
+a nearby grid pose, the tool sweep), each run through the forward/backward passes of fabrik.py
+with one numpy operation per joint for all targets at once. Targets left unreached are solved
+again in the other candidate planes (the other yaw branch, the yaw limits) that could bring
+them closer. Seeds and bend preferences are single-target features.
 """
 
 import math
@@ -11,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import SWEEP_DIRECTIONS
+from fabrik_ros.kinematics.arm_ik import SWEEP_DIRECTIONS, SWEEP_ITERATIONS
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.hinge import Arc, Hinge2D
-from fabrik_ros.kinematics.joint import JointKind
+from fabrik_ros.kinematics.joint import Joint, JointKind
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.results import BatchIkResult
 
@@ -30,15 +31,50 @@ def solve_batch(arm: 'Arm', targets: np.ndarray) -> BatchIkResult:
     if not np.all(np.isfinite(targets)):
         bad = int(np.argmin(np.all(np.isfinite(targets), axis=1)))
         raise TargetError(f'targets[{bad}] = {targets[bad].tolist()!r}, must be finite')
-    yaw = branch_yaw(arm, targets)
-    cos, sin = np.cos(yaw), np.sin(yaw)
-    planar = targets[:, 0] * cos + targets[:, 1] * sin + 1j * targets[:, 2]
-    directions, iterations = solve_planar(arm, planar)
-    angles = assemble(arm, yaw, directions)
+    angles, iterations = solve_in_planes(arm, targets, branch_yaw(arm, targets))
     positions = batch_fk(arm, angles)
     error = np.linalg.norm(positions - targets, axis=1)
-    _retry_unreached(arm, targets, angles, positions, error, iterations)
+    if arm.joints[0].kind is JointKind.YAW:
+        for other in other_yaws(arm.joints[0], targets, angles[:, 0]):
+            bound = _plane_bound(arm.planar.chain, targets, other)
+            left = np.flatnonzero((error > arm.options.tolerance_m) & (bound < error))
+            if left.size == 0:
+                continue
+            more, more_iterations = solve_in_planes(arm, targets[left], other[left])
+            reached = batch_fk(arm, more)
+            more_error = np.linalg.norm(reached - targets[left], axis=1)
+            iterations[left] += more_iterations
+            better = left[more_error < error[left]]
+            keep = more_error < error[left]
+            angles[better], positions[better], error[better] = (
+                more[keep], reached[keep], more_error[keep])
     return BatchIkResult(angles, positions, error <= arm.options.tolerance_m, error, iterations)
+
+
+def solve_in_planes(arm: 'Arm', targets: np.ndarray,
+                    yaw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (N, n_joints) angles and iterations solving each target in its yaw's plane."""
+    planar = (targets[:, 0] * np.cos(yaw) + targets[:, 1] * np.sin(yaw)
+              + 1j * targets[:, 2])
+    directions, iterations = solve_planar(arm, planar)
+    return assemble(arm, yaw, directions), iterations
+
+
+def other_yaws(joint: Joint, targets: np.ndarray, chosen: np.ndarray) -> list[np.ndarray]:
+    """Return the other candidate yaws of arm_ik.candidate_planes, NaN where none applies.
+
+    In-range front and over-the-top branches, then the two limits; a candidate equal to
+    the ``chosen`` yaw or out of range is NaN.
+    """
+    front = np.arctan2(targets[:, 1], targets[:, 0])
+    back = np.where(front > 0.0, front - math.pi, front + math.pi)
+    candidates = []
+    for turn in (front, back, np.full(len(targets), joint.min_rad),
+                 np.full(len(targets), joint.max_rad)):
+        usable = ((turn >= joint.min_rad) & (turn <= joint.max_rad)
+                  & (np.abs(turn - chosen) > 1e-12))
+        candidates.append(np.where(usable, turn, np.nan))
+    return candidates
 
 
 def branch_yaw(arm: 'Arm', targets: np.ndarray) -> np.ndarray:
@@ -58,16 +94,22 @@ def solve_planar(arm: 'Arm', targets: np.ndarray) -> tuple[list[np.ndarray], np.
     """Solve planar targets from the up arc, a nearby grid pose, the down arc, a tool sweep.
 
     Each later start runs only on the targets the earlier ones left unreached; the sweep
-    solves with the tool fixed along each of ``SWEEP_DIRECTIONS`` directions and refines
-    the best of them freely, as the single-target solver does.
+    (only for targets within full reach) solves with the tool fixed along each of
+    ``SWEEP_DIRECTIONS`` directions and refines the best freely, as the single-target solver
+    does.
     """
     chain, options, table = arm.planar.chain, arm.options, arm.planar.arc_table
     directions, error, iterations = iterate(chain, arc_starts(chain, targets, 1.0, table),
                                             targets, options)
+    def sweep(near: np.ndarray) -> list[np.ndarray]:
+        return swept_starts(chain, near, options, table)
+
     for make_start in (lambda t: grid_starts(arm, t),
                        lambda t: arc_starts(chain, t, -1.0, table),
-                       lambda t: swept_starts(chain, t, options, table)):
+                       sweep):
         left = np.flatnonzero(error > options.tolerance_m)
+        if make_start is sweep:
+            left = left[np.abs(targets[left] - chain.base) <= chain.total_length]
         if left.size == 0:
             break
         more, more_error, more_iterations = iterate(chain, make_start(targets[left]),
@@ -89,7 +131,7 @@ def swept_starts(chain: Chain[complex], targets: np.ndarray, options: SolverOpti
     tips = np.tile(turns, count)
     points = arc_starts(chain, repeated, 1.0, arc_table)
     points, _ = backward(chain, points, tips)
-    for _ in range(options.max_iterations):
+    for _ in range(min(SWEEP_ITERATIONS, options.max_iterations)):
         points = forward(chain, points, repeated, tips)
         points, _ = backward(chain, points, tips)
     error = np.abs(points[-1] - repeated).reshape(count, SWEEP_DIRECTIONS)
@@ -226,15 +268,13 @@ def batch_fk(arm: 'Arm', angles: np.ndarray) -> np.ndarray:
     return np.stack([tip.real * np.cos(yaw), tip.real * np.sin(yaw), tip.imag], axis=1)
 
 
-def _retry_unreached(arm: 'Arm', targets: np.ndarray, angles: np.ndarray,
-                     positions: np.ndarray, error: np.ndarray, iterations: np.ndarray) -> None:
-    """Re-solve unreached targets with the single-target solver's further starts."""
-    for index in np.flatnonzero(error > arm.options.tolerance_m):
-        result = arm.ik(targets[index])
-        iterations[index] += result.iterations
-        if result.error < error[index]:
-            angles[index], positions[index], error[index] = (
-                result.angles, result.position, result.error)
+def _plane_bound(chain: Chain[complex], targets: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+    """Return arm_ik.plane_bound for each target in its yaw's plane (inf where yaw is NaN)."""
+    across = -targets[:, 0] * np.sin(yaw) + targets[:, 1] * np.cos(yaw)
+    along = targets[:, 0] * np.cos(yaw) + targets[:, 1] * np.sin(yaw)
+    beyond = np.maximum(0.0, np.abs(along + 1j * targets[:, 2] - chain.base)
+                        - chain.total_length)
+    return np.where(np.isnan(yaw), np.inf, np.hypot(across, beyond))
 
 
 def _hinge(chain: Chain[complex], index: int) -> Hinge2D:
