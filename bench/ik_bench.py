@@ -25,9 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from textbook_fabrik import textbook_fabrik  # noqa: E402
+
 from fabrik_ros.kinematics import Arm, load_arm  # noqa: E402
 from test.kinematics.reference import closest_distances, tool_points  # noqa: E402
-from textbook_fabrik import textbook_fabrik  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
 OUT = Path(__file__).parent / 'out' / 'ik_bench.json'
