@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from fabrik_ros.kinematics import arm_params
+from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.arm_ik import (
     ArmIk,
     as_vec3,
@@ -104,11 +105,11 @@ class Arm:
     def _yaw(self) -> Joint | None:
         return self.joints[0] if self.joints[0].kind is JointKind.YAW else None
 
-    def within_limits(self, angles: Sequence[float]) -> bool:
+    def within_limits(self, angles: FloatVector) -> bool:
         """Return True when every angle is finite and within its joint's limits."""
         return all(j.contains(float(a)) for j, a in zip(self.joints, angles, strict=True))
 
-    def fk(self, angles: Sequence[float]) -> np.ndarray:
+    def fk(self, angles: FloatVector) -> np.ndarray:
         """Return the (n_joints + 1, 3) joint positions [m] for joint angles [rad].
 
         Row i is joint i (a roll joint shares its row with the joint before it); the last row
@@ -134,9 +135,9 @@ class Arm:
         rows.append((tip.real * cos, tip.real * sin, tip.imag))
         return np.array(rows)
 
-    def ik(self, target: Sequence[float], seed: Sequence[float] | None = None, *,
-           approach: Sequence[float] | None = None, bend: Bend | None = None,
-           pole: Sequence[float] | None = None) -> IkResult:
+    def ik(self, target: FloatVector, seed: FloatVector | None = None, *,
+           approach: FloatVector | None = None, bend: Bend | None = None,
+           pole: FloatVector | None = None) -> IkResult:
         """Return joint angles within limits that bring the tool point to ``target``.
 
         :param target: (x, y, z) in the base frame [m]
@@ -184,7 +185,7 @@ class Arm:
         tip = self.planar.points([float(angles[i]) for i in self._pitch_index])[-1]
         return (tip.real * math.cos(yaw), tip.real * math.sin(yaw), tip.imag)
 
-    def _angles_in(self, name: str, angles: Sequence[float]) -> np.ndarray:
+    def _angles_in(self, name: str, angles: FloatVector) -> np.ndarray:
         """Return ``angles`` as a finite float array with one entry per joint."""
         values = np.asarray(angles, dtype=float).reshape(-1)
         if values.shape != (len(self.joints),):
@@ -194,7 +195,7 @@ class Arm:
             raise TargetError(f'{name} = {values.tolist()!r}, every angle must be finite')
         return values
 
-    def _clamped_seed(self, seed: Sequence[float]) -> np.ndarray:
+    def _clamped_seed(self, seed: FloatVector) -> np.ndarray:
         """Return the seed within the joint limits (a current pose may sit a hair outside)."""
         values = self._angles_in('seed', seed)
         return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values, strict=True)])

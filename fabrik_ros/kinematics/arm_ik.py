@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 import math
 
+from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
@@ -230,7 +231,7 @@ def _in_plane(approach: Vec3 | None, plane: Plane) -> complex | None:
     return direction / abs(direction) if abs(direction) > 1e-9 else None
 
 
-def as_vec3(name: str, value: Sequence[float]) -> Vec3:
+def as_vec3(name: str, value: FloatVector) -> Vec3:
     """Return a finite 3-vector from any 3-sequence or raise TargetError (a ValueError)."""
     try:
         x, y, z = value

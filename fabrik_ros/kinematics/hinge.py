@@ -26,6 +26,17 @@ class Constraint(Protocol[D]):
     def limit_reverse(self, direction: D, reference: D) -> D:
         """Return ``direction`` turned so that ``reference`` is in range measured from it."""
 
+    @property
+    def min_rad(self) -> float:
+        """Return the lower end of the joint range [rad]."""
+
+    @property
+    def max_rad(self) -> float:
+        """Return the upper end of the joint range [rad]."""
+
+    def contains(self, angle_rad: float, *, slack_rad: float = 1e-9) -> bool:
+        """Return True when ``angle_rad`` lies in the range."""
+
 
 class Free:
     """An unconstrained joint: any direction is allowed (the range is the whole circle)."""
@@ -33,7 +44,7 @@ class Free:
     min_rad = -math.pi
     max_rad = math.pi
 
-    def contains(self, angle_rad: float, *, slack_rad: float = 0.0) -> bool:
+    def contains(self, angle_rad: float, *, slack_rad: float = 1e-9) -> bool:
         """Return True: every angle is allowed."""
         return True
 
@@ -149,6 +160,10 @@ class Hinge3D:
             raise ValueError(f'hinge axis {tuple(self.axis)!r} must be a finite non-zero vector')
         object.__setattr__(self, 'axis', Vec3(*self.axis) / length)
         object.__setattr__(self, '_planar', Hinge2D(self.min_rad, self.max_rad))
+
+    def contains(self, angle_rad: float, *, slack_rad: float = 1e-9) -> bool:
+        """Return True when ``angle_rad`` lies in the range (with a rounding slack)."""
+        return self._planar.contains(angle_rad, slack_rad=slack_rad)
 
     def limit(self, direction: Vec3, reference: Vec3) -> Vec3:
         """Return ``direction`` in the hinge plane, turned into range from ``reference``."""

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 import enum
 import math
+from typing import TypeGuard
 
 from fabrik_ros.kinematics.errors import SolverOptionsError
 
@@ -55,10 +56,12 @@ class SolverOptions:
                                      f'must be one of {[b.value for b in Bend]}')
 
 
-def _is_real(value: object) -> bool:
+def _is_real(value: object) -> TypeGuard[float]:
+    """Return True for an int or float that is not a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_positive_finite(name: str, value: object) -> None:
+    """Raise SolverOptionsError unless ``value`` is a finite number > 0."""
     if not _is_real(value) or not math.isfinite(value) or value <= 0.0:
         raise SolverOptionsError(name, value, 'must be a finite float > 0.0')

@@ -5,12 +5,12 @@ Whatever angles come in (NaN, inf, 1e300), every pulse that goes out lies within
 configured range.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 import math
 
 import numpy as np
 
+from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.joint import Joint
 
@@ -102,7 +102,7 @@ class ServoMap:
     calibrations: tuple[ServoCalibration, ...]
     aux: tuple[AuxServo, ...] = ()
 
-    def to_pulses(self, angles_rad: Sequence[float]) -> PulseCommand:
+    def to_pulses(self, angles_rad: FloatVector) -> PulseCommand:
         """Return the pulse widths for joint angles [rad] and the joints that were clamped.
 
         A NaN angle commands the joint's home angle; infinities go to the nearer limit.
@@ -120,7 +120,7 @@ class ServoMap:
                 clamped.append(joint.name)
         return PulseCommand(pulses, tuple(c.channel for c in self.calibrations), tuple(clamped))
 
-    def to_angles(self, pulses_us: Sequence[float]) -> np.ndarray:
+    def to_angles(self, pulses_us: FloatVector) -> np.ndarray:
         """Return the joint angles [rad] that pulse widths command (for position feedback).
 
         :raises TargetError: if a pulse is not finite or the count differs from the joints
@@ -132,7 +132,7 @@ class ServoMap:
         return np.array([cal.angle_rad(float(pulse)) for cal, pulse in pairs])
 
 
-def _as_flat(values: Sequence[float], count: int, name: str) -> np.ndarray:
+def _as_flat(values: FloatVector, count: int, name: str) -> np.ndarray:
     """Return ``values`` as a float array of ``count`` entries or raise TargetError."""
     array = np.asarray(values, dtype=float).reshape(-1)
     if array.shape != (count,):

@@ -36,7 +36,9 @@ class Vec3(NamedTuple):
         assert isinstance(scale, (int, float))
         return Vec3(self.x * scale, self.y * scale, self.z * scale)
 
-    __rmul__ = __mul__
+    def __rmul__(self, scale: object) -> 'Vec3':  # type: ignore[override]
+        """Return the vector scaled by a float (scalar on the left)."""
+        return self.__mul__(scale)
 
     def __truediv__(self, scale: float) -> 'Vec3':
         """Return the vector divided by a float."""
