@@ -33,7 +33,7 @@ def solve_batch(arm: 'Arm', targets: np.ndarray) -> BatchIkResult:
         raise TargetError(f'targets[{bad}] = {targets[bad].tolist()!r}, must be finite')
     angles, iterations = solve_in_planes(arm, targets, branch_yaw(arm, targets))
     positions = batch_fk(arm, angles)
-    error = np.linalg.norm(positions - targets, axis=1)
+    error = distances(positions, targets)
     if arm.joints[0].kind is JointKind.YAW:
         for other in other_yaws(arm.joints[0], targets, angles[:, 0]):
             bound = _plane_bound(arm.planar.chain, targets, other)
@@ -42,7 +42,7 @@ def solve_batch(arm: 'Arm', targets: np.ndarray) -> BatchIkResult:
                 continue
             more, more_iterations = solve_in_planes(arm, targets[left], other[left])
             reached = batch_fk(arm, more)
-            more_error = np.linalg.norm(reached - targets[left], axis=1)
+            more_error = distances(reached, targets[left])
             iterations[left] += more_iterations
             better = left[more_error < error[left]]
             keep = more_error < error[left]
@@ -275,6 +275,12 @@ def _plane_bound(chain: Chain[complex], targets: np.ndarray, yaw: np.ndarray) ->
     beyond = np.maximum(0.0, np.abs(along + 1j * targets[:, 2] - chain.base)
                         - chain.total_length)
     return np.where(np.isnan(yaw), np.inf, np.hypot(across, beyond))
+
+
+def distances(points: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Return row-wise distances of (N, 3) arrays without overflow for huge coordinates."""
+    offset = points - targets
+    return np.hypot(np.hypot(offset[:, 0], offset[:, 1]), offset[:, 2])
 
 
 def _hinge(chain: Chain[complex], index: int) -> Hinge2D:

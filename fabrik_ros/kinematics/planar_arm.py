@@ -123,8 +123,9 @@ class PlanarArm:
         reach = self.chain.total_length
         scale = _CELLS / (2.0 * reach)
         offset = targets - self.chain.base + complex(reach, reach)
-        column = np.clip((offset.real * scale).astype(int), 0, _CELLS - 1)
-        row = np.clip((offset.imag * scale).astype(int), 0, _CELLS - 1)
+        column = (np.clip(offset.real, 0.0, 2.0 * reach) * scale).astype(int)
+        row = (np.clip(offset.imag, 0.0, 2.0 * reach) * scale).astype(int)
+        column, row = np.minimum(column, _CELLS - 1), np.minimum(row, _CELLS - 1)
         return row * _CELLS + column
 
     def _cell_centres(self) -> np.ndarray:

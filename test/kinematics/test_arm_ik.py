@@ -36,8 +36,12 @@ def test_fk_sampled_targets_are_reached_within_limits(any_arm: Arm, data):
     assert np.linalg.norm(result.position - target) == pytest.approx(result.error, abs=1e-12)
 
 
+COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(allow_nan=False, allow_infinity=False))
+
+
 @SETTINGS
-@given(target=st.tuples(*[st.floats(-1.0, 1.0)] * 3))
+@pytest.mark.filterwarnings('error')
+@given(target=st.tuples(*[COORDINATE] * 3))
 def test_any_finite_target_gives_angles_within_limits_and_no_nan(arm_4dof: Arm, target):
     result = arm_4dof.ik(target)
     assert np.all(np.isfinite(result.angles)) and math.isfinite(result.error)

@@ -50,6 +50,12 @@ def test_batch_rejects_bad_shapes_and_non_finite_targets(arm_4dof: Arm, bad):
         arm_4dof.ik_batch(bad)
 
 
+@pytest.mark.filterwarnings('error')
+def test_huge_targets_give_finite_residuals_without_warnings(arm_4dof: Arm):
+    out = arm_4dof.ik_batch([[1e308, 1e308, 1e308], [-1e308, 5e307, -1e308], [1e-300, 0.0, 0.0]])
+    assert np.all(np.isfinite(out.error)) and np.all(np.isfinite(out.angles))
+
+
 def test_empty_batch_gives_empty_answers(arm_4dof: Arm):
     out = arm_4dof.ik_batch(np.zeros((0, 3)))
     assert out.angles.shape == (0, 4) and out.error.shape == (0,)
