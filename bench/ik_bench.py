@@ -4,7 +4,8 @@
 arm cannot reach. Success means error < 1 mm AND every angle within limits. Unreachable targets
 are judged against the closest reachable point found independently (dense sampling of every
 joint range plus a compass search, test/kinematics/reference.py). Single solves are timed one
-by one; the batch solver is timed on the same 1200 targets and on 100,000 FK-sampled ones.
+by one; the batch solver is timed on the same 1200 targets and on 100,000 FK-sampled ones; a
+seeded run follows a closed path in steps under 1 mm, as the fabrik_ik node does.
 Prints a table and writes bench/out/ik_bench.json.
 
     .venv/bin/python bench/ik_bench.py [--profile]
@@ -36,6 +37,7 @@ SEED = 2011
 REACHABLE = 1000
 UNREACHABLE = 200
 BIG_BATCH = 100_000
+TRACK_STEPS = 1000
 SUCCESS_M = 1e-3
 
 
@@ -137,6 +139,28 @@ def batch_rate(arm: Arm, targets: np.ndarray, repeats: int = 3) -> dict:
             'error': out.error, 'in_limits': inside}
 
 
+def tracking(arm: Arm) -> dict:
+    """Follow a closed path in 1 mm steps, seeding each solve with the previous answer."""
+    steps = np.linspace(0.0, 2.0 * math.pi, TRACK_STEPS, endpoint=False)
+    path = np.column_stack([0.16 + 0.05 * np.cos(steps), 0.06 * np.sin(steps),
+                            0.14 + 0.05 * np.sin(2.0 * steps)])
+    angles = arm.ik(path[0]).angles
+    times, jumps, flips, reached = [], [], 0, 0
+    for target in path[1:]:
+        start = time.perf_counter_ns()
+        result = arm.ik(target, seed=angles)
+        times.append((time.perf_counter_ns() - start) / 1e3)
+        jumps.append(float(np.max(np.abs(result.angles - angles))))
+        flips += int(np.sign(result.angles[2]) != np.sign(angles[2]))
+        reached += int(result.reached)
+        angles = result.angles
+    step_m = np.linalg.norm(np.diff(path, axis=0), axis=1)
+    return {'steps': len(times), 'step_m_max': float(step_m.max()),
+            'reached_rate': reached / len(times), 'us_median': float(np.median(times)),
+            'us_p99': float(np.percentile(times, 99)),
+            'joint_step_max_deg': math.degrees(max(jumps)), 'elbow_flips': flips}
+
+
 def summary(run: dict, reference: np.ndarray | None = None) -> dict:
     """Return the headline figures of one solver on one target set."""
     figures = {
@@ -177,10 +201,15 @@ def print_table(report: dict) -> None:
           f'reachable point and within limits (gap to closest '
           f'{ours["gap_to_closest_min_m"] * 1e3:+.4f} .. {ours["gap_to_closest_max_m"] * 1e3:+.4f}'
           ' mm)')
+    track = report['tracking']
+    print(f'tracking {track["steps"]} seeded steps (<= {track["step_m_max"] * 1e3:.1f} mm): '
+          f'reached {track["reached_rate"]:.1%}, {track["us_median"]:.1f} us median, '
+          f'largest joint step {track["joint_step_max_deg"]:.2f} deg, '
+          f'{track["elbow_flips"]} elbow flips')
     speed = report['single_speedup_vs_textbook']
     print(f'median single solve: ours / textbook = 1 / {speed:.1f}')
     for batch in report['batch']:
-        print(f'batch {batch["label"]:>22}: {batch["solves_per_s"]:>11,.0f} solves/s, '
+        print(f'batch {batch["label"]:>26}: {batch["solves_per_s"]:>11,.0f} solves/s, '
               f'success {batch["success_rate"]:.3%}')
 
 
@@ -216,11 +245,12 @@ def main() -> None:
         'unreachable': {'ours': summary(solve_ours(arm, unreachable), closest),
                         'textbook': summary(solve_baseline(arm, unreachable), closest)},
     }
+    report['tracking'] = tracking(arm)
     report['single_speedup_vs_textbook'] = (report['reachable']['textbook']['us_median']
                                             / report['reachable']['ours']['us_median'])
     big = reachable_targets(arm, np.random.default_rng(SEED + 1), BIG_BATCH)
     report['batch'] = []
-    for label, targets in (('1200 bench targets', np.concatenate([reachable, unreachable])),
+    for label, targets in (('1000 reach. + 200 unreach.', np.concatenate([reachable, unreachable])),
                            ('1000 reachable', reachable),
                            (f'{BIG_BATCH:,} FK-sampled', big)):
         run = batch_rate(arm, targets)
