@@ -250,7 +250,8 @@ def main() -> None:
                                             / report['reachable']['ours']['us_median'])
     big = reachable_targets(arm, np.random.default_rng(SEED + 1), BIG_BATCH)
     report['batch'] = []
-    for label, targets in (('1000 reach. + 200 unreach.', np.concatenate([reachable, unreachable])),
+    mixed = np.concatenate([reachable, unreachable])
+    for label, targets in (('1000 reach. + 200 unreach.', mixed),
                            ('1000 reachable', reachable),
                            (f'{BIG_BATCH:,} FK-sampled', big)):
         run = batch_rate(arm, targets)

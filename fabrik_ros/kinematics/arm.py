@@ -141,10 +141,14 @@ class Arm:
         """Return joint angles within limits that bring the tool point to ``target``.
 
         :param target: (x, y, z) in the base frame [m]
-        :param seed: current joint angles [rad] to warm-start from; the solve stays on the
-            seed's elbow branch whenever that branch can reach the target
-        :param approach: unit (x, y, z) direction the tool should point along, or None
-        :param bend: elbow side preference, None for ``options.bend``
+        :param seed: current joint angles [rad] to warm-start from; with bend ``ANY`` the
+            solve stays on the seed's elbow branch whenever that branch reaches the target,
+            so a tracked target never makes the elbow flip; roll joints keep the seed's angle
+            (the home angle without a seed)
+        :param approach: (x, y, z) direction the tool should point along, or None; only its
+            part in the arm's vertical plane can be met, the miss is ``approach_error_rad``
+        :param bend: elbow side preference, None for ``options.bend``; ``UP`` / ``DOWN`` win
+            over the seed's branch whenever a pose on the asked side reaches the target
         :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
