@@ -1,0 +1,313 @@
+"""Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board at 115200 baud.
+
+This process publishes PointStamped targets at a fixed rate and hosts the simulated board
+(native protocol, on a pty, modelling the 115200 baud line); the nodes run as their own
+processes, either as the two executables or composed in one (``--layout``). Latency is the
+time from just before ``publish()`` to the arrival of the first byte of the SET_PULSES frame
+that carries the target's pulses (see target_matching.py for how frames are matched to
+targets). Per rate: median, p99, max; targets carried by a frame (sent) or superseded before
+one (coalesced); CPU per node process. A longer run at 500 Hz then tracks memory (RSS) and
+whether latency creeps up (a growing backlog). Prints a table and writes
+bench/out/e2e_latency.json.
+
+    .venv/bin/python bench/e2e_latency.py [--quick] [--layout two_process composed]
+"""
+
+import argparse
+from dataclasses import dataclass, field
+import json
+from pathlib import Path
+import sys
+import tempfile
+import threading
+import time
+from typing import Optional
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ros_env import isolate_ros, ROOT  # noqa: E402
+
+isolate_ros()
+
+from board_timing import frames_from_chunks, set_pulses_of, TimedBoard  # noqa: E402
+from geometry_msgs.msg import PointStamped  # noqa: E402
+from node_processes import (  # noqa: E402
+    DriverSettings,
+    Layout,
+    NodeProcess,
+    parameter_file,
+    start_nodes,
+)
+import rclpy  # noqa: E402
+from target_matching import match_frames, YawSweep  # noqa: E402
+
+from fabrik_ros.kinematics import load_arm  # noqa: E402
+from fabrik_ros.servo_io import Protocol  # noqa: E402
+
+CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
+OUT = Path(__file__).parent / 'out' / 'e2e_latency.json'
+LOG_DIR = ROOT / 'build' / 'bench'
+BAUD = 115200
+RATES_HZ = (50, 200, 500, 1000)
+SOAK_RATE_HZ = 500
+START_TIMEOUT_S = 30.0
+DRAIN_S = 0.2
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long each part runs [s]."""
+
+    seconds_per_rate: float = 5.0
+    warmup_s: float = 0.5
+    soak_s: float = 60.0
+
+
+QUICK = Budget(seconds_per_rate=0.6, warmup_s=0.2, soak_s=2.0)
+
+
+@dataclass
+class Segment:
+    """What one stream of targets did: latencies and counts, CPU per process."""
+
+    rate_hz: float
+    published: int
+    achieved_rate_hz: float
+    latency_s: np.ndarray
+    sent: int
+    coalesced: int
+    lost: int
+    unmatched_frames: int
+    cpu_percent: dict[str, float]
+    rss_kib: dict[str, list[int]] = field(default_factory=dict)
+
+    def figures(self) -> dict:
+        """Return the JSON figures of this segment (latencies summarised) [ms, %]."""
+        ms = 1e3 * self.latency_s
+        has = len(ms) > 0
+        quarter = max(1, len(ms) // 4)
+        return {
+            'rate_hz': self.rate_hz, 'published': self.published,
+            'achieved_rate_hz': self.achieved_rate_hz,
+            'p50_ms': float(np.median(ms)) if has else None,
+            'p90_ms': float(np.percentile(ms, 90)) if has else None,
+            'p99_ms': float(np.percentile(ms, 99)) if has else None,
+            'max_ms': float(np.max(ms)) if has else None,
+            'sent': self.sent, 'coalesced': self.coalesced, 'lost': self.lost,
+            'unmatched_frames': self.unmatched_frames,
+            # later minus earlier median: a growing queue shows up as a positive drift
+            'drift_ms': (float(np.median(ms[-quarter:]) - np.median(ms[:quarter]))
+                         if has else None),
+            'cpu_percent': self.cpu_percent,
+        }
+
+
+class Rig:
+    """The board, the node processes and the target publisher of one layout."""
+
+    def __init__(self, layout: Layout, directory: Path, *, control_rate_hz: float,
+                 profile_dir: Optional[Path] = None) -> None:
+        self.arm = load_arm(CONFIG)
+        self.sweep = YawSweep(self.arm)
+        self.sweep.check()
+        self.points = self.sweep.points()
+        self.board = TimedBoard(Protocol.NATIVE, channels=len(self.arm.joints),
+                                link_path=str(directory / 'ttyBENCH'), baud=BAUD).start()
+        settings = DriverSettings(self.board.path, len(self.arm.joints),
+                                  control_rate_hz=control_rate_hz)
+        self.processes: list[NodeProcess] = start_nodes(
+            layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
+            profile_dir=profile_dir)
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('e2e_bench', context=self.context)
+        self.publisher = self.node.create_publisher(PointStamped, 'target_point', 10)
+        self.message = PointStamped()
+        self.message.header.frame_id = self.arm.base_frame
+        self.index = 0
+
+    def close(self) -> dict[str, Optional[int]]:
+        """Stop the nodes, the publisher and the board; return each process's exit code."""
+        codes = {p.name: p.stop() for p in self.processes}
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+        self.board.stop()
+        return codes
+
+    def publish(self) -> float:
+        """Publish the next target of the sweep; return the time just before publishing."""
+        x, y, z = self.points[self.index % self.sweep.period]
+        self.message.point.x, self.message.point.y, self.message.point.z = x, y, z
+        self.index += 1
+        stamp = time.monotonic()
+        self.publisher.publish(self.message)
+        return stamp
+
+    def wait_ready(self) -> None:
+        """Wait until the nodes are up and a target travels all the way to the board."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        channel = self.sweep.channel
+        while self.publisher.get_subscription_count() < 1 or not self.board.enabled[channel]:
+            self._check_alive(deadline, 'the nodes to start and the driver to enable servos')
+            time.sleep(0.05)
+        while True:
+            self.index = 0
+            self.publish()
+            if self.board.wait_until(lambda b: b.targets()[channel] == self.sweep.pulse(0),
+                                     0.1):
+                break
+            self._check_alive(deadline, 'a first target to reach the board')
+
+    def _check_alive(self, deadline: float, what: str) -> None:
+        dead = [p.name for p in self.processes if not p.alive()]
+        if dead or time.monotonic() > deadline:
+            logs = ', '.join(str(p.log) for p in self.processes)
+            raise RuntimeError(f'timed out waiting for {what} (exited: {dead}); see {logs}')
+
+    def stream(self, rate_hz: float, seconds: float) -> list[float]:
+        """Publish targets at ``rate_hz`` for ``seconds``; return their publish times."""
+        period = 1.0 / rate_hz
+        stamps = []
+        start = time.monotonic()
+        for step in range(round(rate_hz * seconds)):
+            delay = start + step * period - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            stamps.append(self.publish())
+        return stamps
+
+    def cpu_s(self) -> dict[str, float]:
+        """Return the CPU time used so far by each node process and by this one [s]."""
+        used = {p.name: p.cpu_s() for p in self.processes}
+        used['bench (publisher + board)'] = time.process_time()
+        return used
+
+
+def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
+                sample_rss: bool = False) -> Segment:
+    """Stream targets at ``rate_hz``; measure only those after the warm-up."""
+    rig.board.take_chunks()
+    first = rig.index
+    sampler = RssSampler(rig.processes) if sample_rss else None
+    cpu_before, wall_before = rig.cpu_s(), time.monotonic()
+    stamps = rig.stream(rate_hz, warmup_s + seconds)
+    wall = time.monotonic() - wall_before
+    cpu_after = rig.cpu_s()
+    rss = sampler.stop() if sampler else {}
+    time.sleep(DRAIN_S)
+    frames = [(f.first_byte_s, pulses[rig.sweep.channel])
+              for f in frames_from_chunks(rig.board.take_chunks(), BAUD)
+              if (pulses := set_pulses_of(f.frame)) is not None]
+    match = match_frames(frames, stamps, first, rig.sweep)
+    measured_from = first + round(rate_hz * warmup_s)
+    carried = sorted(i for i in match.latency_s if i >= measured_from)
+    last_carried = carried[-1] if carried else measured_from - 1
+    cpu = {name: 100.0 * (cpu_after[name] - cpu_before[name]) / wall for name in cpu_after}
+    return Segment(
+        rate_hz=rate_hz, published=rig.index - measured_from,
+        achieved_rate_hz=(len(stamps) - 1) / (stamps[-1] - stamps[0]),
+        latency_s=np.array([match.latency_s[i] for i in carried]), sent=len(carried),
+        coalesced=last_carried + 1 - measured_from - len(carried),
+        lost=rig.index - 1 - last_carried, unmatched_frames=match.unmatched_frames,
+        cpu_percent=cpu, rss_kib=rss)
+
+
+class RssSampler:
+    """Read each process's resident memory once a second from a thread until stopped."""
+
+    def __init__(self, processes: list[NodeProcess], period_s: float = 1.0) -> None:
+        self._processes = processes
+        self._period_s = period_s
+        self._stop = threading.Event()
+        self.samples: dict[str, list[int]] = {p.name: [] for p in processes}
+        self._sample()
+        self._thread = threading.Thread(target=self._run, name='rss sampler', daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        for process in self._processes:
+            self.samples[process.name].append(process.rss_kib())
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period_s):
+            self._sample()
+
+    def stop(self) -> dict[str, list[int]]:
+        """Stop sampling, take a last sample and return all of them [KiB]."""
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        return self.samples
+
+
+def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
+                   control_rate_hz: float = 500.0,
+                   profile_dir: Optional[Path] = None) -> dict:
+    """Run every rate and the soak on one layout; return figures and raw latencies."""
+    with tempfile.TemporaryDirectory() as directory:
+        rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz,
+                  profile_dir=profile_dir)
+        try:
+            rig.wait_ready()
+            segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
+                                               budget.warmup_s) for rate in rates_hz}
+            soak = run_segment(rig, SOAK_RATE_HZ, budget.soak_s, budget.warmup_s,
+                               sample_rss=True)
+        finally:
+            exit_codes = rig.close()
+    return {'layout': layout.value, 'control_rate_hz': control_rate_hz,
+            'rates': {rate: s.figures() for rate, s in segments.items()},
+            'soak': {**soak.figures(), 'seconds': budget.soak_s,
+                     'rss_kib': soak.rss_kib,
+                     'rss_growth_kib': {name: samples[-1] - samples[0]
+                                        for name, samples in soak.rss_kib.items()}},
+            'exit_codes': exit_codes,
+            'latency_ms': {rate: (1e3 * s.latency_s).tolist() for rate, s in segments.items()}}
+
+
+def print_layout(result: dict) -> None:
+    """Print one layout's figures as a table."""
+    print(f'end to end, {result["layout"]} (driver control rate '
+          f'{result["control_rate_hz"]:.0f} Hz), target published → first byte of its frame')
+    print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"sent":>6} {"coalesc":>7} '
+          f'{"lost":>4} {"drift":>6}  CPU % per process')
+    rows = [(rate, figures) for rate, figures in result['rates'].items()]
+    rows.append((f'{SOAK_RATE_HZ}*', result['soak']))
+    for rate, f in rows:
+        cpu = ', '.join(f'{name} {value:.0f}' for name, value in f['cpu_percent'].items())
+        print(f'{rate:>6} {_num(f["p50_ms"])} {_num(f["p99_ms"])} {_num(f["max_ms"])} '
+              f'{f["sent"]:6d} {f["coalesced"]:7d} {f["lost"]:4d} {_num(f["drift_ms"], 6)}  '
+              f'{cpu}')
+    growth = ', '.join(f'{name} {kib / 1024:+.1f} MiB'
+                       for name, kib in result['soak']['rss_growth_kib'].items())
+    print(f'* soak {result["soak"]["seconds"]:.0f} s at {SOAK_RATE_HZ} Hz; RSS growth: {growth}')
+
+
+def _num(value: Optional[float], width: int = 7) -> str:
+    return f'{value:{width}.2f}' if value is not None else f'{"-":>{width}}'
+
+
+def main() -> None:
+    """Measure the chosen layouts, print them and write the JSON file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
+    parser.add_argument('--layout', nargs='+', choices=[x.value for x in Layout],
+                        default=[x.value for x in Layout])
+    parser.add_argument('--control-rate-hz', type=float, default=500.0,
+                        help="servo_driver's control_rate_hz")
+    parser.add_argument('--out', type=Path, default=OUT)
+    args = parser.parse_args()
+    budget = QUICK if args.quick else Budget()
+    results = {}
+    for layout in map(Layout, args.layout):
+        results[layout.value] = measure_layout(layout, budget,
+                                               control_rate_hz=args.control_rate_hz)
+        print_layout(results[layout.value])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,126 @@
+"""Start the nodes under test as their own processes and read their CPU time and memory.
+
+Two layouts: ``two_process`` runs fabrik_ik and servo_driver as the two executables do;
+``composed`` runs both in one process and one executor (fabrik_ros.nodes.arm_composition,
+the ``fabrik_arm`` executable). CPU and memory come from /proc, so nothing inside the nodes
+is changed or slowed down to measure them.
+"""
+
+from dataclasses import dataclass
+import enum
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+from typing import Optional
+
+import yaml
+
+_CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
+_NODE_MAIN = Path(__file__).resolve().parent / 'node_main.py'
+_STOP_WAIT_S = 5.0
+
+
+class Layout(enum.Enum):
+    """How the nodes are spread over processes."""
+
+    TWO_PROCESS = 'two_process'
+    COMPOSED = 'composed'
+
+
+_MODULES = {Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node'),
+                                 ('servo_driver', 'fabrik_ros.nodes.driver_node')),
+            Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition'),)}
+
+
+@dataclass(frozen=True)
+class DriverSettings:
+    """Parameters the benchmark gives servo_driver (the rest come from the arm config).
+
+    :param port: the simulated board's path
+    :param control_rate_hz: the driver's send rate, also the link's pulse-rate cap [Hz]
+    :param max_speed_rad_s: per-joint speed limit, high so that it never shapes the steps
+    """
+
+    port: str
+    joints: int
+    control_rate_hz: float = 500.0
+    max_speed_rad_s: float = 100.0
+
+
+def parameter_file(settings: DriverSettings, directory: Path) -> Path:
+    """Write the benchmark's node parameters as a ROS 2 parameter file and return its path."""
+    params = {
+        'fabrik_ik': {'ros__parameters': {'interactive_target': False}},
+        'servo_driver': {'ros__parameters': {
+            'port': settings.port, 'control_rate_hz': float(settings.control_rate_hz),
+            'home_move_time_s': 0.0,
+            'max_speed_rad_s': [float(settings.max_speed_rad_s)] * settings.joints}},
+    }
+    path = directory / 'bench_params.yaml'
+    path.write_text(yaml.safe_dump(params), encoding='utf-8')
+    return path
+
+
+@dataclass
+class NodeProcess:
+    """One node process and the log file its output goes to."""
+
+    name: str
+    popen: subprocess.Popen
+    log: Path
+
+    @property
+    def pid(self) -> int:
+        """Return the process id."""
+        return self.popen.pid
+
+    def cpu_s(self) -> float:
+        """Return the CPU time (user + system) the process has used so far [s]."""
+        stat = Path(f'/proc/{self.pid}/stat').read_text(encoding='ascii')
+        fields = stat.rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+    def rss_kib(self) -> int:
+        """Return the resident set size [KiB]."""
+        for line in Path(f'/proc/{self.pid}/status').read_text(encoding='ascii').splitlines():
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+        raise RuntimeError(f'/proc/{self.pid}/status has no VmRSS line')
+
+    def alive(self) -> bool:
+        """Return True while the process runs."""
+        return self.popen.poll() is None
+
+    def stop(self) -> Optional[int]:
+        """Interrupt the process as Ctrl-C does and wait for it; kill it if it hangs."""
+        if self.alive():
+            self.popen.send_signal(signal.SIGINT)
+        try:
+            return self.popen.wait(_STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            return self.popen.wait(_STOP_WAIT_S)
+
+
+def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
+                profile_dir: Optional[Path] = None) -> list[NodeProcess]:
+    """Start the node processes of ``layout`` with the arm config and benchmark parameters.
+
+    :param profile_dir: if given, every process runs under cProfile and writes
+        ``<name>.prof`` there when it stops
+    """
+    log_dir.mkdir(parents=True, exist_ok=True)
+    processes = []
+    for name, module in _MODULES[layout]:
+        runner = [str(_NODE_MAIN), module]
+        if profile_dir is not None:
+            runner = ['-m', 'cProfile', '-o', str(profile_dir / f'{name}.prof')] + runner
+        command = [sys.executable, *runner, '--ros-args', '--params-file', str(config),
+                   '--params-file', str(params)]
+        log = log_dir / f'{layout.value}_{name}.log'
+        with log.open('w', encoding='utf-8') as out:
+            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        processes.append(NodeProcess(name, popen, log))
+    return processes

@@ -1,0 +1,136 @@
+"""Tell which target a frame on the serial line carries, so latency can be read per target.
+
+Targets sweep along a horizontal arc in front of the arm. The base-yaw angle of a point is its
+azimuth whatever the solver does with the pitch joints, so the yaw servo's pulse identifies the
+target: consecutive targets differ by ``step_us`` on the way out and the way back, and the
+way back is offset by half a step, so a pulse value recurs only once per sweep period (400
+targets by default: 0.4 s at 1000 Hz, far longer than any latency measured).
+
+A frame is matched to the newest target that was published before the frame's first byte
+arrived, has the frame's yaw pulse, and is newer than the previous frame's target. Frames that
+match nothing (the move home, slew steps, position polls) are counted, not used; targets
+passed over between two matched ones were coalesced (superseded before a frame carried them).
+"""
+
+from bisect import bisect_right
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+from fabrik_ros.kinematics import Arm, JointKind
+
+
+@dataclass(frozen=True)
+class YawSweep:
+    """Targets whose yaw pulse encodes their index within a sweep period.
+
+    :param arm: the arm; its first yaw joint carries the code
+    :param radius_m: horizontal distance of the arc from the base axis [m]
+    :param height_m: height of the arc [m]
+    :param step_us: yaw pulse change between consecutive targets (even) [µs]
+    :param per_ramp: targets on the way out (and as many on the way back)
+    """
+
+    arm: Arm
+    radius_m: float = 0.17
+    height_m: float = 0.10
+    step_us: int = 6
+    per_ramp: int = 200
+
+    @property
+    def joint(self) -> int:
+        """Return the index of the yaw joint that carries the code."""
+        kinds = [joint.kind for joint in self.arm.joints]
+        return kinds.index(JointKind.YAW)
+
+    @property
+    def channel(self) -> int:
+        """Return the board channel of the yaw servo."""
+        return self.arm.servo_map.calibrations[self.joint].channel
+
+    @property
+    def period(self) -> int:
+        """Return the number of targets after which the pulses repeat."""
+        return 2 * self.per_ramp
+
+    def pulse(self, index: int) -> int:
+        """Return the yaw pulse of target ``index`` [µs]."""
+        home = float(self.arm.servo_map.to_pulses(self.arm.home).pulses_us[self.joint])
+        low = round(home) - self.step_us * (self.per_ramp // 2)
+        phase = index % self.period
+        if phase < self.per_ramp:
+            return low + self.step_us * phase
+        top = low + self.step_us * (self.per_ramp - 1) + self.step_us // 2
+        return top - self.step_us * (phase - self.per_ramp)
+
+    def points(self) -> list[tuple[float, float, float]]:
+        """Return the target point of each index in one period [m]."""
+        pulses = np.asarray(self.arm.servo_map.to_pulses(self.arm.home).pulses_us, dtype=float)
+        out = []
+        for index in range(self.period):
+            pulses[self.joint] = self.pulse(index)
+            yaw = float(self.arm.servo_map.to_angles(pulses)[self.joint])
+            out.append((self.radius_m * math.cos(yaw), self.radius_m * math.sin(yaw),
+                        self.height_m))
+        return out
+
+    def check(self) -> None:
+        """Solve one period in order, as the IK node would; fail if a yaw pulse differs.
+
+        :raises ValueError: naming the first target whose solved yaw pulse is not its code
+        """
+        seed = None
+        for index, point in enumerate(self.points()):
+            result = self.arm.ik(point, seed)
+            seed = result.angles
+            pulse = round(float(self.arm.servo_map.to_pulses(result.angles).pulses_us[
+                self.joint]))
+            if not result.reached or pulse != self.pulse(index):
+                raise ValueError(f'sweep target {index} {point}: reached={result.reached}, '
+                                 f'yaw pulse {pulse}, must be reached with {self.pulse(index)}')
+
+
+@dataclass(frozen=True)
+class Match:
+    """What the frames of one run carried.
+
+    :param latency_s: per carried target index, first byte arrival minus publish time [s]
+    :param unmatched_frames: pulse frames that carried no new target
+    """
+
+    latency_s: dict[int, float]
+    unmatched_frames: int
+
+
+def match_frames(frames: Sequence[tuple[float, int]], stamps: Sequence[float],
+                 first_index: int, sweep: YawSweep) -> Match:
+    """Match ``(first_byte_s, yaw_pulse)`` frames to targets published at ``stamps``.
+
+    :param frames: pulse frames in arrival order
+    :param stamps: publish time of targets ``first_index``, ``first_index + 1``, ... [s]
+    """
+    by_pulse: dict[int, list[int]] = defaultdict(list)
+    for offset in range(len(stamps)):
+        by_pulse[sweep.pulse(first_index + offset)].append(offset)
+    latency: dict[int, float] = {}
+    last = -1
+    unmatched = 0
+    for arrived_s, pulse in frames:
+        offsets = by_pulse.get(pulse, [])
+        candidate = _newest_before(offsets, stamps, arrived_s)
+        if candidate is None or candidate <= last:
+            unmatched += 1
+            continue
+        latency[first_index + candidate] = arrived_s - stamps[candidate]
+        last = candidate
+    return Match(latency, unmatched)
+
+
+def _newest_before(offsets: list[int], stamps: Sequence[float], at_s: float) -> int | None:
+    """Return the last of ``offsets`` (ascending) published no later than ``at_s``."""
+    times = [stamps[offset] for offset in offsets]
+    position = bisect_right(times, at_s)
+    return offsets[position - 1] if position else None
