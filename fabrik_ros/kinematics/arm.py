@@ -155,7 +155,8 @@ class Arm:
         goal = as_vec3('target', target)
         seed_angles = None if seed is None else self._clamped_seed(seed)
         start = self.home if seed_angles is None else seed_angles
-        planes = candidate_planes(self._yaw, goal, float(start[0]))
+        planes = candidate_planes(self._yaw, goal,
+                                  None if seed_angles is None else float(seed_angles[0]))
         seed_points = None if seed_angles is None else self.planar.points(
             [seed_angles[i] for i in self._pitch_index])
         approach_vec = None if approach is None else _unit(as_vec3('approach', approach))

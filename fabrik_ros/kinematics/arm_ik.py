@@ -59,14 +59,16 @@ def wrap(angle_rad: float) -> float:
     return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
-def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> Iterator[Plane]:
+def candidate_planes(yaw: Joint | None, target: Vec3,
+                     preferred_yaw: float | None) -> Iterator[Plane]:
     """Yield the yaw branches worth solving, the most preferred first.
 
-    In-range branches (front, over the top) come first, the one nearer ``preferred_yaw``
-    leading; the yaw limits follow, for targets no in-range branch reaches. The closest
-    reachable point lies in one of these planes: for any pose, turning the yaw toward the
-    target's azimuth (or its opposite, for a pose reaching over the top) only brings the
-    tool nearer, until the azimuth or a limit is met.
+    In-range branches (front, over the top) come first: the one nearer ``preferred_yaw``
+    (the seed's yaw) leading, or the front one without a preference. The yaw limits follow,
+    for targets no in-range branch reaches. The closest reachable point lies in one of these
+    planes: for any pose, turning the yaw toward the target's azimuth (or its opposite, for a
+    pose reaching over the top) only brings the tool nearer, until the azimuth or a limit is
+    met.
     """
     if yaw is None:
         yield Plane(0.0, complex(target.x, target.z), abs(target.y))
@@ -77,7 +79,8 @@ def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float) -> I
         for turn in (heading, heading - 2 * math.pi, heading + 2 * math.pi):
             if yaw.contains(turn, slack_rad=0.0):
                 ranged.append(turn)
-    ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
+    if preferred_yaw is not None:
+        ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
     for turn in _unique(ranged + [yaw.min_rad, yaw.max_rad]):
         yield _plane(turn, target)
 

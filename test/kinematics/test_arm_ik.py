@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from fabrik_ros.kinematics import Arm, Bend, StopReason, TargetError
+from test.kinematics.conftest import shipped_params
 from test.kinematics.reference import closest_distances, tool_points
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=None,
@@ -96,6 +97,18 @@ def test_target_behind_the_base_is_reached_over_the_top(arm_4dof: Arm, target):
     facing = math.atan2(-target[1], -target[0])
     assert result.angles[0] == pytest.approx(facing, abs=1e-9)
     assert arm_4dof.fk(result.angles)[2, 0] * target[0] <= 0.0 or result.angles[1] > math.pi / 2
+
+
+def test_wide_yaw_arm_faces_the_target_unless_the_seed_faces_away():
+    arm = Arm.from_params(shipped_params('arm_6servo.yaml'))
+    target = (-0.05, 0.2, 0.15)
+    facing = math.atan2(0.2, -0.05)
+    assert arm.ik(target).angles[0] == pytest.approx(facing)
+    seed = arm.home.copy()
+    seed[0], seed[1] = facing - math.pi, math.radians(150.0)
+    over_the_top = arm.ik(target, seed=seed)
+    assert over_the_top.reached
+    assert over_the_top.angles[0] == pytest.approx(facing - math.pi)
 
 
 def test_yaw_limited_arm_answers_outside_its_yaw_range_with_the_closest_point(any_arm: Arm):
