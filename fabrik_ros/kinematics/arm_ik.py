@@ -6,6 +6,7 @@ at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` 
 stops at a limit and the closest point in that plane is the answer.
 """
 
+import cmath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -24,6 +25,7 @@ from fabrik_ros.kinematics.vec3 import Vec3
 
 SWEEP_DIRECTIONS = 24
 SWEEP_ITERATIONS = 8
+SWEEP_HALVINGS = 3
 DEFAULT_OPTIONS = SolverOptions()
 
 
@@ -136,7 +138,8 @@ class ArmIk:
                             tip_direction=tip_direction)
         chain = self.planar.chain
         for start in self._starts(plane.target, seed_points, side):
-            if attempts.run(start):
+            attempts.run(start)
+            if attempts.done:
                 break
         else:
             if tip_direction is None and abs(plane.target - chain.base) <= chain.total_length:
@@ -163,13 +166,32 @@ class ArmIk:
         return FabrikSolver(replace(options, max_iterations=cap))
 
     def _sweep(self, attempts: Attempts) -> None:
-        """Solve with the tool fixed along directions spreading out from the best pose's."""
+        """Solve with the tool fixed along directions spreading out from the best pose's.
+
+        The sweep's best direction is then narrowed down by halving the step either side of
+        it, and the best pose seen starts a last free solve.
+        """
         assert attempts.best is not None
         start = attempts.best.points
-        for direction in sweep_directions(attempts.best.directions[-1], SWEEP_DIRECTIONS):
-            if attempts.run(start, tip_direction=direction, solver=self._sweep_solver):
-                return
-        attempts.run(attempts.best.points)
+        tried = [(self._swept(attempts, start, d), d)
+                 for d in sweep_directions(attempts.best.directions[-1], SWEEP_DIRECTIONS)
+                 if not attempts.done]
+        step = 2.0 * math.pi / SWEEP_DIRECTIONS
+        error, direction = min(tried, key=lambda pair: pair[0])
+        for _ in range(SWEEP_HALVINGS):
+            step *= 0.5
+            for turned in (direction * cmath.rect(1.0, step), direction * cmath.rect(1.0, -step)):
+                if attempts.done:
+                    return
+                turned_error = self._swept(attempts, start, turned)
+                if turned_error < error:
+                    error, direction = turned_error, turned
+        if not attempts.done:
+            attempts.run(attempts.best.points)
+
+    def _swept(self, attempts: Attempts, start: Sequence[complex], direction: complex) -> float:
+        """Return the residual of one sweep attempt with the tool along ``direction``."""
+        return attempts.run(start, tip_direction=direction, solver=self._sweep_solver).error_m
 
 
 def solve_planar_chain(chain: Chain[complex], target: complex, *,

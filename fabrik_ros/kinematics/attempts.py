@@ -47,11 +47,11 @@ class Attempts:
         return self.best is not None and self._rank(self.best)[:2] == (0, 0)
 
     def run(self, start: Sequence[complex], *, tip_direction: complex | None = None,
-            solver: FabrikSolver | None = None) -> bool:
+            solver: FabrikSolver | None = None) -> ChainSolution[complex]:
         """Solve from ``start`` (the last bone fixed along ``tip_direction`` if given).
 
         :param solver: a solver with other options for this attempt (default: the usual one)
-        :return: :attr:`done`
+        :return: this attempt's answer (check :attr:`done` for the overall verdict)
         """
         solution = (solver or self._solver).solve(self._planar.chain, self._target, start=start,
                                       tip_direction=tip_direction or self._tip_direction)
@@ -59,7 +59,7 @@ class Attempts:
         self._offer(solution)
         if solution.reached and not self.done and self._tip_direction is None:
             self._offer_mirrored(solution)
-        return self.done
+        return solution
 
     def _offer(self, solution: ChainSolution[complex]) -> None:
         if self.best is None or self._rank(solution) < self._rank(self.best):

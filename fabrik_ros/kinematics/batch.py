@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import SWEEP_DIRECTIONS, SWEEP_ITERATIONS
+from fabrik_ros.kinematics.arm_ik import SWEEP_DIRECTIONS, SWEEP_HALVINGS, SWEEP_ITERATIONS
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.hinge import Arc, Hinge2D
@@ -124,19 +124,43 @@ def solve_planar(arm: 'Arm', targets: np.ndarray) -> tuple[list[np.ndarray], np.
 
 def swept_starts(chain: Chain[complex], targets: np.ndarray, options: SolverOptions,
                  arc_table: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
-    """Return, per target, the best pose over solves with the tool fixed along a sweep."""
+    """Return, per target, the best pose over solves with the tool fixed along a sweep.
+
+    As in the single-target solver, the best sweep direction is narrowed down by halving the
+    step either side of it.
+    """
     count = len(targets)
+    cap = min(SWEEP_ITERATIONS, options.max_iterations)
     turns = np.exp(2j * np.pi * np.arange(SWEEP_DIRECTIONS) / SWEEP_DIRECTIONS)
     repeated = np.repeat(targets, SWEEP_DIRECTIONS)
     tips = np.tile(turns, count)
-    points = arc_starts(chain, repeated, 1.0, arc_table)
-    points, _ = backward(chain, points, tips)
-    for _ in range(min(SWEEP_ITERATIONS, options.max_iterations)):
-        points = forward(chain, points, repeated, tips)
-        points, _ = backward(chain, points, tips)
+    points = _fixed_tip(chain, arc_starts(chain, repeated, 1.0, arc_table), repeated, tips, cap)
     error = np.abs(points[-1] - repeated).reshape(count, SWEEP_DIRECTIONS)
     chosen = np.arange(count) * SWEEP_DIRECTIONS + np.argmin(error, axis=1)
-    return [p[chosen] for p in points]
+    best = [p[chosen] for p in points]
+    best_tips, best_error = tips[chosen], error.min(axis=1)
+    step = 2.0 * math.pi / SWEEP_DIRECTIONS
+    for _ in range(SWEEP_HALVINGS):
+        step *= 0.5
+        for turn in (step, -step):
+            turned = best_tips * np.exp(1j * turn)
+            moved = _fixed_tip(chain, best, targets, turned, cap)
+            moved_error = np.abs(moved[-1] - targets)
+            better = moved_error < best_error
+            best_tips = np.where(better, turned, best_tips)
+            best_error = np.where(better, moved_error, best_error)
+            best = [np.where(better, new, old) for new, old in zip(moved, best, strict=True)]
+    return best
+
+
+def _fixed_tip(chain: Chain[complex], points: list[np.ndarray], targets: np.ndarray,
+               tips: np.ndarray, iterations: int) -> list[np.ndarray]:
+    """Return poses after ``iterations`` pass pairs with the last bone along ``tips``."""
+    points, _ = backward(chain, points, tips)
+    for _ in range(iterations):
+        points = forward(chain, points, targets, tips)
+        points, _ = backward(chain, points, tips)
+    return points
 
 
 def grid_starts(arm: 'Arm', targets: np.ndarray) -> list[np.ndarray]:
