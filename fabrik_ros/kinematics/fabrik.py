@@ -170,7 +170,7 @@ def _record(best: _Best, points: list, directions: list, error_m: float,
     improvement = best.error_m - error_m
     if improvement > 0.0:
         best.points, best.directions, best.error_m = points, directions, error_m
-    if improvement >= options.min_improvement_m:
+    if improvement > 0.0 and improvement >= options.min_improvement_m:
         best.stalls = 0
         return False
     best.stalls += 1

@@ -27,8 +27,8 @@ class SolverOptions:
 
     :param tolerance_m: a solve is reached when the tool point is this close to the target [m]
     :param max_iterations: cap on forward+backward pass pairs per attempt
-    :param min_improvement_m: an iteration that improves the best residual by less than this
-        ends the attempt as stalled [m]; 0.0 disables the stall stop
+    :param min_improvement_m: two iterations in a row that each improve the best residual by
+        less than this end the attempt as stalled [m]; 0.0 stops only when nothing improves
     :param bend: default bend preference for arms (see :class:`Bend`)
 
     >>> SolverOptions(tolerance_m=0.001).max_iterations

@@ -33,7 +33,7 @@ DESCRIPTIONS: dict[str, str] = {
     'aux_servos.*.home_us': 'pulse width the auxiliary servo starts at [us]',
     'solver.tolerance_m': 'IK counts as reached when the tool point is this close [m]',
     'solver.max_iterations': 'FABRIK iteration cap per attempt',
-    'solver.min_improvement_m': 'an attempt stops as stalled below this gain per iteration [m]',
+    'solver.min_improvement_m': 'an attempt stops as stalled after 2 iterations gaining less [m]',
     'solver.bend': 'elbow preference: any (keep the seed branch), up or down',
 }
 
