@@ -34,10 +34,11 @@ def generate_launch_description():
 
     def viewers(context):
         """Start robot_state_publisher with the arm's generated URDF, and RViz, if wanted."""
-        from fabrik_ros.kinematics import load_arm, urdf_from_arm
+        from fabrik_ros.kinematics import load_arm
+        from fabrik_ros.kinematics.urdf import arm_urdf
         actions = []
         if wanted('robot_state_publisher', 'robot_state_publisher', context):
-            urdf = urdf_from_arm(load_arm(config.perform(context)))
+            urdf = arm_urdf(load_arm(config.perform(context)))
             actions.append(Node(
                 package='robot_state_publisher', executable='robot_state_publisher',
                 output='screen', parameters=[{'robot_description': urdf}]))
