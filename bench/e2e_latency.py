@@ -64,7 +64,7 @@ class Budget:
     soak_s: float = 60.0
 
 
-QUICK = Budget(seconds_per_rate=0.6, warmup_s=0.2, soak_s=2.0)
+QUICK = Budget(seconds_per_rate=0.4, warmup_s=0.1, soak_s=1.0)
 
 
 @dataclass

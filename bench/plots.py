@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use('Agg')
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter, ScalarFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 
 GOAL_MS = 2.0
@@ -24,6 +25,8 @@ def latency_plot(layouts: dict, path: Path) -> Path:
                           label=f'{rate} Hz (p99 {np.percentile(values, 99):.1f} ms)')
         axis.axvline(GOAL_MS, color='grey', linestyle=':', label='2 ms goal')
         axis.set_xscale('log')
+        axis.xaxis.set_major_formatter(ScalarFormatter())
+        axis.xaxis.set_minor_formatter(NullFormatter())
         axis.set_xlabel('target published → first byte of its frame on the board [ms]')
         axis.set_title(f'{layout.replace("_", " ")}, driver at '
                        f'{result["control_rate_hz"]:.0f} Hz, 115200 baud')
@@ -56,6 +59,7 @@ def scaling_plot(rows: list[dict], path: Path) -> Path:
         for row in (0, 1):
             axes[row][column].set_xscale('log')
             axes[row][column].set_xticks([3, 5, 10, 20, 50], ['3', '5', '10', '20', '50'])
+            axes[row][column].xaxis.set_minor_formatter(NullFormatter())
             axes[row][column].grid(True, which='both', alpha=0.3)
     axes[0][0].set_ylabel('median µs per solve')
     axes[1][0].set_ylabel('median iterations')
