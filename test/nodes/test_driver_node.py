@@ -13,7 +13,7 @@ from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.board_layout import BoardLayout
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink, SimBoard
-from test.nodes.conftest import ARM_CONFIG
+from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 
@@ -51,10 +51,10 @@ class DriverRig:
     def close(self):
         self.board.stop()
 
-    def command(self, angles):
+    def command(self, angles, names=ARM.joint_names):
         self.ros.spin_until(lambda: self.commands.get_subscription_count() > 0, timeout_s=10.0,
                             what='servo_driver to subscribe joint_commands')
-        self.commands.publish(JointState(name=list(ARM.joint_names), position=list(angles)))
+        self.commands.publish(JointState(name=list(names), position=list(angles)))
 
     def wait_board_targets(self, angles, what):
         expected = _pulses(angles)
@@ -79,13 +79,15 @@ class DriverRig:
 def make_rig(ros, arm_args, tmp_path):
     rigs = []
 
-    def make(protocol=Protocol.NATIVE, *, plugged=True, before_driver=None, **kwargs):
+    def make(protocol=Protocol.NATIVE, *, plugged=True, before_driver=None, config=None,
+             **kwargs):
         board = SimBoard(protocol, link_path=str(tmp_path / 'ttyBOARD'))
         if plugged:
             board.start()
         if before_driver is not None:
             before_driver(board)
-        rig = DriverRig(ros, arm_args, board, **kwargs)
+        args = arm_args if config is None else ['--ros-args', '--params-file', str(config)]
+        rig = DriverRig(ros, args, board, **kwargs)
         rigs.append(rig)
         return rig
 
@@ -209,3 +211,21 @@ def test_the_safe_start_leaves_a_known_pose_slowly_toward_home(make_rig):
     assert time.monotonic() - started >= 0.6
     assert seen[0] == _pulses(POSE_B)[0], 'no jump before the move'
     assert len(set(seen)) >= 5, 'the base ramps from the reported pose to home'
+
+
+def test_a_six_servo_arm_holds_its_gripper_at_home_and_maps_a_reversed_servo(make_rig):
+    config = REPO_ROOT / 'config' / 'arm_6servo.yaml'
+    arm = load_arm(config)
+    layout = BoardLayout.of(arm)
+    rig = make_rig(Protocol.NATIVE, config=config,
+                   extra=['-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0, 20.0]'])
+    pose = (0.4, 1.0, -1.2, 0.5, -0.7)
+    expected = layout.pulse_vector(arm.servo_map.to_pulses(pose))
+    rig.command(pose, arm.joint_names)
+    rig.ros.spin_until(lambda: list(rig.board.targets()) == expected, timeout_s=10.0,
+                       what='the six channels to hold the pose and the gripper home')
+    assert expected[5] == 1500
+    assert expected[2] > 1500, 'the reversed elbow servo turns the other way'
+    assert rig.board.limits[5] == (1000, 2000)
+    rig.ros.spin_until(lambda: all(rig.board.enabled), timeout_s=10.0,
+                       what='every channel, the gripper included, to be enabled')
