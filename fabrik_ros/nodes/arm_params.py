@@ -13,7 +13,7 @@ from typing import Any
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
-from fabrik_ros.kinematics import Arm, Bend, SolverOptionsError
+from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
 from fabrik_ros.kinematics.arm_params import SOLVER_KEYS, TOP_KEYS
 from fabrik_ros.kinematics.params import describe, nest
 
@@ -46,6 +46,8 @@ def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:
     given = {name: parameter.value
              for name, parameter in node.get_parameters_by_prefix('').items()
              if name.split('.')[0] in TOP_KEYS}
+    if not given:
+        raise ArmConfigError('ros__parameters', {}, f'holds no arm config; {CONFIG_HINT}')
     for name, value in given.items():
         redeclare(node, name, value, _descriptor(name, read_only=name not in changeable))
     arm = Arm.from_params(nest(given.items()))

@@ -1,0 +1,36 @@
+"""The executables' main(): a clear one-line refusal of bad config, a clean external stop."""
+
+import threading
+
+import pytest
+import rclpy
+
+from fabrik_ros.nodes import driver_node, ik_node
+from fabrik_ros.servo_io import Protocol, SimBoard
+from test.nodes.conftest import ARM_CONFIG
+
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
+
+
+def test_a_bad_config_stops_the_node_with_one_line_and_status_1(capfd):
+    with pytest.raises(SystemExit) as exited:
+        ik_node.main(['fabrik_ik', '--ros-args', '--params-file', str(ARM_CONFIG),
+                      '-p', 'joints.elbow.max_deg:=200.0'])
+    assert exited.value.code == 1
+    assert 'cannot start: joints.elbow.max_deg = 200.0, must be within' in capfd.readouterr().err
+
+
+def test_an_external_shutdown_leaves_the_servos_in_the_configured_final_state(tmp_path):
+    with SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyBOARD')) as board:
+        args = ['servo_driver', '--ros-args', '--params-file', str(ARM_CONFIG),
+                '-p', f'port:={board.path}', '-p', 'home_move_time_s:=0.1',
+                '-p', 'on_shutdown:=detach']
+        runner = threading.Thread(target=driver_node.main, args=(args,))
+        runner.start()
+        try:
+            assert board.wait_until(lambda b: all(b.enabled[:4]), timeout_s=10.0)
+        finally:
+            rclpy.shutdown()
+            runner.join(10.0)
+        assert not runner.is_alive()
+        assert not any(board.enabled)
