@@ -17,7 +17,7 @@ from visualization_msgs.msg import MarkerArray
 from fabrik_ros.kinematics import IkResult
 from fabrik_ros.nodes.arm_params import declare_arm, redeclare, with_solver_changes
 from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
-from fabrik_ros.nodes.interactive_target import serve_interactive_target
+from fabrik_ros.nodes.interactive_target import InteractiveTarget
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.path_follower import PathFollower
@@ -34,6 +34,7 @@ from fabrik_ros.nodes.targets import (
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
 _WARN_EVERY_S = 2.0
+_INTERACTIVE = 'interactive target'
 # Latched so that RViz, started later, still shows the last solution.
 _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
@@ -77,7 +78,7 @@ class FabrikIkNode(Node):
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], reached=True)
         self._interactive = None
         if self._parameter('interactive_target'):
-            self._interactive = serve_interactive_target(
+            self._interactive = InteractiveTarget.serve(
                 self, frame_id=self._arm.base_frame,
                 start_m=tuple(float(v) for v in self._arm.fk(self._arm.home)[-1]),
                 on_move=self._on_interactive_move)
@@ -138,7 +139,7 @@ class FabrikIkNode(Node):
         self._accept(lambda: target_from_pose(msg, self._arm.base_frame), 'target_pose')
 
     def _on_interactive_move(self, position_m: tuple[float, float, float]) -> None:
-        self._accept(lambda: Target(position_m), 'interactive target')
+        self._accept(lambda: Target(position_m), _INTERACTIVE)
 
     def _accept(self, read, source: str) -> None:
         try:
@@ -150,6 +151,8 @@ class FabrikIkNode(Node):
         self._path_timer.cancel()
         approach = target.approach if self._parameter('use_pose_orientation') else None
         self._solve(target.position_m, approach, source)
+        if self._interactive is not None and source != _INTERACTIVE:
+            self._interactive.move_to(target.position_m)
 
     def _reject(self, error: TargetError) -> None:
         self._stats.record_rejected()

@@ -2,7 +2,7 @@
 
 RViz's Publish Point tool cannot set a height and its 2D Goal Pose lies at z = 0; an
 interactive marker with three move axes can go anywhere. ``interactive_markers`` is not on
-PyPI, so the IK node asks :func:`serve_interactive_target` and runs without it when it is
+PyPI, so the IK node asks :meth:`InteractiveTarget.serve` and runs without it when it is
 missing.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Callable
 import math
 from typing import Optional
 
-from geometry_msgs.msg import Point
+from geometry_msgs.msg import Point, Pose
 from rclpy.node import Node
 from visualization_msgs.msg import (
     InteractiveMarker,
@@ -25,35 +25,53 @@ MARKER_NAME = 'target'
 TOPIC_NAMESPACE = '~/target'
 _DIAMETER_M = 0.03
 
-MoveCallback = Callable[[tuple[float, float, float]], None]
+Vector = tuple[float, float, float]
 
 
-def serve_interactive_target(node: Node, *, frame_id: str, start_m: tuple[float, float, float],
-                             on_move: MoveCallback) -> Optional[object]:
-    """Serve a sphere with x/y/z move handles; call ``on_move`` with each dragged position [m].
+class InteractiveTarget:
+    """An orange sphere with x/y/z handles; dragging it calls ``on_move`` with its position."""
 
-    :return: the InteractiveMarkerServer, or None (logged once) without interactive_markers
-    """
-    try:
-        from interactive_markers import InteractiveMarkerServer
-    except ImportError:
-        node.get_logger().info(
-            'interactive_markers is not installed: no draggable 3D target in RViz; use '
-            'target_point, target_pose or target_path (RViz Publish Point / 2D Goal Pose)')
-        return None
-    server = InteractiveMarkerServer(node, TOPIC_NAMESPACE)
+    def __init__(self, server, frame_id: str, start_m: Vector,
+                 on_move: Callable[[Vector], None]) -> None:
+        """Insert the marker into ``server`` (an InteractiveMarkerServer) and publish it."""
+        self._server = server
+        self._on_move = on_move
 
-    def feedback(message: InteractiveMarkerFeedback) -> None:
-        if message.event_type == InteractiveMarkerFeedback.POSE_UPDATE:
-            p = message.pose.position
-            on_move((p.x, p.y, p.z))
+        def feedback(message: InteractiveMarkerFeedback) -> None:
+            if message.event_type == InteractiveMarkerFeedback.POSE_UPDATE:
+                p = message.pose.position
+                self._on_move((p.x, p.y, p.z))
 
-    server.insert(_target_marker(frame_id, start_m), feedback_callback=feedback)
-    server.applyChanges()
-    return server
+        server.insert(_target_marker(frame_id, start_m), feedback_callback=feedback)
+        server.applyChanges()
+
+    @classmethod
+    def serve(cls, node: Node, *, frame_id: str, start_m: Vector,
+              on_move: Callable[[Vector], None]) -> Optional['InteractiveTarget']:
+        """Serve the target on ``node``, or log once and return None without the package."""
+        try:
+            from interactive_markers import InteractiveMarkerServer
+        except ImportError:
+            node.get_logger().info(
+                'interactive_markers is not installed: no draggable 3D target in RViz; use '
+                'target_point, target_pose or target_path (RViz Publish Point / 2D Goal Pose)')
+            return None
+        return cls(InteractiveMarkerServer(node, TOPIC_NAMESPACE), frame_id, start_m, on_move)
+
+    def move_to(self, position_m: Vector) -> None:
+        """Show the marker at a target that came from elsewhere (a topic), without feedback."""
+        pose = Pose()
+        pose.position = Point(x=position_m[0], y=position_m[1], z=position_m[2])
+        pose.orientation.w = 1.0
+        if self._server.setPose(MARKER_NAME, pose):
+            self._server.applyChanges()
+
+    def shutdown(self) -> None:
+        """Remove the marker and release the server's publishers and services."""
+        self._server.shutdown()
 
 
-def _target_marker(frame_id: str, start_m: tuple[float, float, float]) -> InteractiveMarker:
+def _target_marker(frame_id: str, start_m: Vector) -> InteractiveMarker:
     marker = InteractiveMarker()
     marker.header.frame_id = frame_id
     marker.name = MARKER_NAME
@@ -82,7 +100,7 @@ def _sphere_control() -> InteractiveMarkerControl:
     return control
 
 
-def _axis_control(name: str, axis: tuple[float, float, float]) -> InteractiveMarkerControl:
+def _axis_control(name: str, axis: Vector) -> InteractiveMarkerControl:
     """Return an arrow pair moving along one axis.
 
     A control moves along the x axis of its orientation. A quarter turn about the axis
