@@ -33,6 +33,7 @@ help:
 	@echo 'make test    setup, then the whole test suite'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
 	@echo 'make bench   run the benchmarks under bench/ and print their figures'
+	@echo 'make soak    the long reliability runs (about 15 minutes)'
 	@echo 'make lint    ruff and the docstring check'
 	@echo 'make clean   remove .venv and build outputs'
 
@@ -61,6 +62,10 @@ test: setup
 demo: setup
 	@mkdir -p $(ROS_LOG_DIR)
 	$(PY) -m fabrik_ros.demo $(DEMO_ARGS)
+
+soak: setup
+	@mkdir -p $(ROS_LOG_DIR)
+	$(PY) -m pytest -m soak -p no:cacheprovider --timeout=1800 test/reliability
 
 bench: setup
 	@mkdir -p $(ROS_LOG_DIR) bench/out
