@@ -16,20 +16,9 @@ from rclpy.node import Node
 from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
 from fabrik_ros.kinematics.arm_params import SOLVER_KEYS, TOP_KEYS
 from fabrik_ros.kinematics.params import describe, nest
+from fabrik_ros.nodes.parameters import redeclare
 
 CONFIG_HINT = 'pass the arm config: --ros-args --params-file <share>/config/arm_4dof.yaml'
-
-
-def redeclare(node: Node, name: str, value: Any, descriptor: ParameterDescriptor) -> Any:
-    """Declare ``name`` with ``descriptor``, replacing an automatic declaration of it.
-
-    An override (from a params file or ``-p``) keeps its value, as with declare_parameter.
-
-    :return: the parameter's value
-    """
-    if node.has_parameter(name):
-        node.undeclare_parameter(name)
-    return node.declare_parameter(name, value, descriptor).value
 
 
 def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:

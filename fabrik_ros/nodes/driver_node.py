@@ -6,9 +6,6 @@ from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import (
-    FloatingPointRange,
-    IntegerRange,
-    ParameterDescriptor,
     SetParametersResult,
 )
 from rclpy.node import Node
@@ -16,11 +13,12 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
-from fabrik_ros.nodes.arm_params import declare_arm, redeclare
+from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.board_layout import BoardLayout
 from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
 from fabrik_ros.nodes.motion import MotionPlanner, Send
+from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.slew import SlewLimiter
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.servo_io import (
@@ -44,7 +42,7 @@ _CHOICES = {'protocol': [p.value for p in Protocol],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [s.value for s in FinalState]}
 _WARN_EVERY_S = 5.0
-_START_WAIT_S = 0.5      # after connecting, how long to wait for a position report
+_START_WAIT_S = 0.5      # after connecting, the longest wait for a first position report
 _SHUTDOWN_SYNC_S = 1.0
 
 
@@ -94,43 +92,31 @@ class ServoDriverNode(Node):
 
     def _declare_own_parameters(self) -> None:
         n = len(self._names)
-        self._declare('port', '/dev/ttyUSB0', 'Serial port of the board; reopened by this '
-                      'name after an unplug (prefer /dev/serial/by-id/...)')
-        self._declare('baud', 115200, 'Serial line speed [bit/s]', ints=(300, 4_000_000))
-        self._declare('protocol', 'native', 'Board protocol: native (hardware/PROTOCOL.md), '
-                      'ssc32 (Lynxmotion SSC-32U) or maestro (Pololu Maestro)')
-        self._declare('home_move_time_s', 3.0, 'Time the move home takes at start and on '
-                      '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
-        self._declare('max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
-                      f'per joint in joint_names order ({n}) [rad/s]', read_only=False)
-        self._declare('control_rate_hz', 50.0, 'How often speed-limited steps are sent [Hz]',
-                      floats=(1.0, 500.0))
-        self._declare('state_rate_hz', 20.0, 'How often joint_states is published [Hz]',
-                      floats=(1.0, 500.0))
-        self._declare('poll_rate_hz', 10.0, 'How often the board is asked for its positions '
-                      '[Hz], 0 = never (joint_states then report the commanded pose)',
-                      floats=(0.0, 100.0))
-        self._declare('board_timeout_s', 1.0, 'Board watchdog: if the host is silent this '
-                      'long the board acts (native protocol only) [s], 0 = off',
-                      floats=(0.0, 65.0))
-        self._declare('board_timeout_action', 'hold', 'What the board watchdog does: hold '
-                      'or detach')
-        self._declare('on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
-                      '(keep the last pose) or detach (limp)', read_only=False)
-        self._declare('diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
-                      floats=(0.1, 60.0))
-
-    def _declare(self, name: str, default, description: str, *, read_only: bool = True,
-                 floats: Optional[tuple[float, float]] = None,
-                 ints: Optional[tuple[int, int]] = None):
-        descriptor = ParameterDescriptor(description=description, read_only=read_only)
-        if floats is not None:
-            descriptor.floating_point_range = [
-                FloatingPointRange(from_value=floats[0], to_value=floats[1], step=0.0)]
-        if ints is not None:
-            descriptor.integer_range = [
-                IntegerRange(from_value=ints[0], to_value=ints[1], step=1)]
-        return redeclare(self, name, default, descriptor)
+        declare(self, 'port', '/dev/ttyUSB0', 'Serial port of the board; reopened by this '
+                'name after an unplug (prefer /dev/serial/by-id/...)')
+        declare(self, 'baud', 115200, 'Serial line speed [bit/s]', ints=(300, 4_000_000))
+        declare(self, 'protocol', 'native', 'Board protocol: native (hardware/PROTOCOL.md), '
+                'ssc32 (Lynxmotion SSC-32U) or maestro (Pololu Maestro)')
+        declare(self, 'home_move_time_s', 3.0, 'Time the move home takes at start and on '
+                '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
+        declare(self, 'max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
+                f'per joint in joint_names order ({n}) [rad/s]', read_only=False)
+        declare(self, 'control_rate_hz', 50.0, 'How often speed-limited steps are sent [Hz]',
+                floats=(1.0, 500.0))
+        declare(self, 'state_rate_hz', 20.0, 'How often joint_states is published [Hz]',
+                floats=(1.0, 500.0))
+        declare(self, 'poll_rate_hz', 10.0, 'How often the board is asked for its positions '
+                '[Hz], 0 = never (joint_states then report the commanded pose)',
+                floats=(0.0, 100.0))
+        declare(self, 'board_timeout_s', 1.0, 'Board watchdog: if the host is silent this '
+                'long the board acts (native protocol only) [s], 0 = off',
+                floats=(0.0, 65.0))
+        declare(self, 'board_timeout_action', 'hold', 'What the board watchdog does: hold '
+                'or detach')
+        declare(self, 'on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
+                '(keep the last pose) or detach (limp)', read_only=False)
+        declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
+                floats=(0.1, 60.0))
 
     def _parameter(self, name: str):
         return self.get_parameter(name).value
@@ -206,7 +192,7 @@ class ServoDriverNode(Node):
         if self._ready_since is None:
             self._ready_since = now
         current = self._reported_angles(now)
-        if current is None and now - self._ready_since < _START_WAIT_S:
+        if self._link.positions() is None and now - self._ready_since < _START_WAIT_S:
             return
         self._send(self._planner.start(now, current))
         self._link.enable(self._layout.enable_mask)

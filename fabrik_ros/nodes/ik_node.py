@@ -7,7 +7,7 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -15,11 +15,12 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import IkResult
-from fabrik_ros.nodes.arm_params import declare_arm, redeclare, with_solver_changes
+from fabrik_ros.nodes.arm_params import declare_arm, with_solver_changes
 from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
 from fabrik_ros.nodes.interactive_target import InteractiveTarget
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
+from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.path_follower import PathFollower
 from fabrik_ros.nodes.solve_stats import SolveStats
 from fabrik_ros.nodes.spin import spin_until_shutdown
@@ -86,26 +87,18 @@ class FabrikIkNode(Node):
     # -- set-up ------------------------------------------------------------------------------
 
     def _declare_own_parameters(self) -> None:
-        self._declare('follow_rviz_tools', False, 'Also take targets from RViz: Publish Point '
-                      '(/clicked_point) and 2D Goal Pose (/goal_pose)')
-        self._declare('interactive_target', True, 'Serve a draggable 3D target for RViz when '
-                      'the interactive_markers package is installed')
-        self._declare('use_pose_orientation', False, 'Use the x axis of a target_pose '
-                      'orientation as the tool approach direction', read_only=False)
-        self._declare('path_speed_m_s', 0.05, 'Speed a target_path is followed at [m/s]',
-                      limits=(0.001, 2.0), read_only=False)
-        self._path_rate_hz = self._declare('path_rate_hz', 20.0, 'How often a followed path '
-                                           'is solved [Hz]', limits=(1.0, 200.0))
-        self._diagnostics_period_s = self._declare(
-            'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]', limits=(0.1, 60.0))
-
-    def _declare(self, name: str, default, description: str, *,
-                 limits: Optional[tuple[float, float]] = None, read_only: bool = True):
-        ranges = [] if limits is None else [
-            FloatingPointRange(from_value=limits[0], to_value=limits[1], step=0.0)]
-        descriptor = ParameterDescriptor(description=description, read_only=read_only,
-                                         floating_point_range=ranges)
-        return redeclare(self, name, default, descriptor)
+        declare(self, 'follow_rviz_tools', False, 'Also take targets from RViz: Publish '
+                'Point (/clicked_point) and 2D Goal Pose (/goal_pose)')
+        declare(self, 'interactive_target', True, 'Serve a draggable 3D target for RViz when '
+                'the interactive_markers package is installed')
+        declare(self, 'use_pose_orientation', False, 'Use the x axis of a target_pose '
+                'orientation as the tool approach direction', read_only=False)
+        declare(self, 'path_speed_m_s', 0.05, 'Speed a target_path is followed at [m/s]',
+                floats=(0.001, 2.0), read_only=False)
+        self._path_rate_hz = declare(self, 'path_rate_hz', 20.0, 'How often a followed path '
+                                     'is solved [Hz]', floats=(1.0, 200.0))
+        self._diagnostics_period_s = declare(self, 'diagnostics_period_s', 1.0,
+                                             'Period of /diagnostics [s]', floats=(0.1, 60.0))
 
     def _parameter(self, name: str):
         return self.get_parameter(name).value

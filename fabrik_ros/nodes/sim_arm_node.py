@@ -2,13 +2,13 @@
 
 from typing import Optional
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
-from fabrik_ros.nodes.arm_params import declare_arm, redeclare
+from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.slew import SlewLimiter
 from fabrik_ros.nodes.spin import spin_until_shutdown
 
@@ -25,11 +25,11 @@ class SimArmNode(Node):
         super().__init__('sim_arm', automatically_declare_parameters_from_overrides=True,
                          **node_options)
         self._arm = declare_arm(self)
-        speed = self._declare_positive('servo_speed_rad_s', 6.0, 0.01, 100.0,
-                                       'Speed every simulated joint moves at [rad/s] (a hobby '
-                                       'servo does about 5 to 10 rad/s unloaded)')
-        rate = self._declare_positive('rate_hz', 50.0, 1.0, 1000.0,
-                                      'How often joint_states is published [Hz]')
+        speed = declare(self, 'servo_speed_rad_s', 6.0, 'Speed every simulated joint moves at '
+                        '[rad/s] (a hobby servo does about 5 to 10 rad/s unloaded)',
+                        floats=(0.01, 100.0))
+        rate = declare(self, 'rate_hz', 50.0, 'How often joint_states is published [Hz]',
+                       floats=(1.0, 1000.0))
         self._names = tuple(joint.name for joint in self._arm.joints)
         self._slew = SlewLimiter(tuple(speed for _ in self._names))
         self._positions = tuple(joint.home_rad for joint in self._arm.joints)
@@ -38,13 +38,6 @@ class SimArmNode(Node):
         self._publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_timer(1.0 / rate, self._on_timer)
-
-    def _declare_positive(self, name: str, default: float, low: float, high: float,
-                          description: str) -> float:
-        descriptor = ParameterDescriptor(
-            description=description, read_only=True,
-            floating_point_range=[FloatingPointRange(from_value=low, to_value=high, step=0.0)])
-        return redeclare(self, name, default, descriptor)
 
     def _on_joint_commands(self, msg: JointState) -> None:
         targets = positions_by_name(msg, self._names, self._targets)

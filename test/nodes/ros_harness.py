@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 import time
-from typing import Optional, TypeVar
+from typing import Optional, TypeVar, Union
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
@@ -32,16 +32,18 @@ class RosHarness:
         """Return a plain node for the test's own publishers and subscriptions."""
         return self.add(rclpy.create_node(name, context=self.context))
 
-    def spin_until(self, condition: Callable[[], bool], *, timeout_s: float, what: str,
+    def spin_until(self, condition: Callable[[], bool], *, timeout_s: float,
+                   what: Union[str, Callable[[], str]],
                    during: Optional[Callable[[], None]] = None) -> None:
-        """Spin until ``condition()`` holds; fail naming ``what`` after ``timeout_s``.
+        """Spin until ``condition()`` holds; fail naming ``what`` (or its result) after a timeout.
 
         ``during`` runs before every spin step (for example to re-publish until heard).
         """
         deadline = time.monotonic() + timeout_s
         while not condition():
             if time.monotonic() > deadline:
-                raise AssertionError(f'timed out after {timeout_s} s waiting for {what}')
+                text = what() if callable(what) else what
+                raise AssertionError(f'timed out after {timeout_s} s waiting for {text}')
             if during is not None:
                 during()
             self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
