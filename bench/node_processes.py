@@ -29,9 +29,9 @@ class Layout(enum.Enum):
     COMPOSED = 'composed'
 
 
-_MODULES = {Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node'),
-                                 ('servo_driver', 'fabrik_ros.nodes.driver_node')),
-            Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition'),)}
+_PROCESSES = {Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node'),
+                                   ('servo_driver', 'fabrik_ros.nodes.driver_node')),
+              Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition'),)}
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
     """
     log_dir.mkdir(parents=True, exist_ok=True)
     processes = []
-    for name, module in _MODULES[layout]:
+    for name, module in _PROCESSES[layout]:
         runner = [str(_NODE_MAIN), module]
         if profile_dir is not None:
             runner = ['-m', 'cProfile', '-o', str(profile_dir / f'{name}.prof')] + runner
