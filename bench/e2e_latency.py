@@ -1,7 +1,10 @@
 """Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board at 115200 baud.
 
 This process publishes PointStamped targets at a fixed rate and hosts the simulated board
-(native protocol, on a pty, modelling the 115200 baud line); the nodes run as their own
+(native protocol, on a pty, modelling the serial line, 115200 baud unless ``--baud``); with
+``--probe`` it also listens to joint_commands, to split the latency into the part up to the
+IK node's output and the rest (the probe adds a subscriber and a spinning thread here, so
+the headline figures come from runs without it). The nodes run as their own
 processes, either as the two executables or composed in one (``--layout``). Latency is the
 time from just before ``publish()`` to the arrival of the first byte of the SET_PULSES frame
 that carries the target's pulses (see target_matching.py for how frames are matched to
@@ -40,6 +43,8 @@ from node_processes import (  # noqa: E402
     start_nodes,
 )
 import rclpy  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
 from target_matching import match_frames, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
@@ -49,6 +54,7 @@ CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
 OUT = Path(__file__).parent / 'out' / 'e2e_latency.json'
 LOG_DIR = ROOT / 'build' / 'bench'
 BAUD = 115200
+PROBE_SPIN_S = 0.01
 RATES_HZ = (50, 200, 500, 1000)
 SOAK_RATE_HZ = 500
 START_TIMEOUT_S = 30.0
@@ -81,6 +87,7 @@ class Segment:
     unmatched_frames: int
     cpu_percent: dict[str, float]
     rss_kib: dict[str, list[int]] = field(default_factory=dict)
+    ik_stage_s: np.ndarray = field(default_factory=lambda: np.array([]))
 
     def figures(self) -> dict:
         """Return the JSON figures of this segment (latencies summarised) [ms, %]."""
@@ -100,22 +107,33 @@ class Segment:
             'drift_ms': (float(np.median(ms[-quarter:]) - np.median(ms[:quarter]))
                          if has else None),
             'cpu_percent': self.cpu_percent,
+            **self._ik_stage(),
         }
+
+    def _ik_stage(self) -> dict:
+        """Return the probe's figures: target published → joint_commands heard here [ms]."""
+        if not len(self.ik_stage_s):
+            return {}
+        ms = 1e3 * self.ik_stage_s
+        return {'ik_stage_p50_ms': float(np.median(ms)),
+                'ik_stage_p99_ms': float(np.percentile(ms, 99))}
 
 
 class Rig:
     """The board, the node processes and the target publisher of one layout."""
 
     def __init__(self, layout: Layout, directory: Path, *, control_rate_hz: float,
+                 baud: int = BAUD, probe: bool = False,
                  profile_dir: Optional[Path] = None) -> None:
         self.arm = load_arm(CONFIG)
         self.sweep = YawSweep(self.arm)
         self.sweep.check()
         self.points = self.sweep.points()
         self.board = TimedBoard(Protocol.NATIVE, channels=len(self.arm.joints),
-                                link_path=str(directory / 'ttyBENCH'), baud=BAUD).start()
+                                link_path=str(directory / 'ttyBENCH'), baud=baud).start()
+        self.baud = baud
         settings = DriverSettings(self.board.path, len(self.arm.joints),
-                                  control_rate_hz=control_rate_hz)
+                                  control_rate_hz=control_rate_hz, baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
             layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
             profile_dir=profile_dir)
@@ -126,10 +144,43 @@ class Rig:
         self.message = PointStamped()
         self.message.header.frame_id = self.arm.base_frame
         self.index = 0
+        self.heard: list[tuple[float, float]] = []
+        self._spinning = threading.Event()
+        self._spinner = None
+        if probe:
+            self.node.create_subscription(JointState, 'joint_commands', self._on_command, 100)
+            self._spinner = threading.Thread(target=self._spin, name='probe', daemon=True)
+            self._spinning.set()
+            self._spinner.start()
+
+    def _on_command(self, msg: JointState) -> None:
+        self.heard.append((time.monotonic(), msg.position[self.sweep.joint]))
+
+    def _spin(self) -> None:
+        executor = SingleThreadedExecutor(context=self.context)
+        executor.add_node(self.node)
+        while self._spinning.is_set():
+            executor.spin_once(timeout_sec=PROBE_SPIN_S)
+        executor.remove_node(self.node)
+        executor.shutdown()
+
+    def take_heard(self) -> list[tuple[float, int]]:
+        """Return the joint_commands heard since the last call as (time, yaw pulse)."""
+        heard, self.heard = self.heard, []
+        home = list(self.arm.home)
+        pulses = []
+        for stamp, yaw in heard:
+            home[self.sweep.joint] = yaw
+            pulse = self.arm.servo_map.to_pulses(home).pulses_us[self.sweep.joint]
+            pulses.append((stamp, round(float(pulse))))
+        return pulses
 
     def close(self) -> dict[str, Optional[int]]:
         """Stop the nodes, the publisher and the board; return each process's exit code."""
         codes = {p.name: p.stop() for p in self.processes}
+        if self._spinner is not None:
+            self._spinning.clear()
+            self._spinner.join()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
         self.board.stop()
@@ -188,6 +239,7 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
                 sample_rss: bool = False) -> Segment:
     """Stream targets at ``rate_hz``; measure only those after the warm-up."""
     rig.board.take_chunks()
+    rig.take_heard()
     first = rig.index
     sampler = RssSampler(rig.processes) if sample_rss else None
     cpu_before, wall_before = rig.cpu_s(), time.monotonic()
@@ -197,10 +249,11 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
     rss = sampler.stop() if sampler else {}
     time.sleep(DRAIN_S)
     frames = [(f.first_byte_s, pulses[rig.sweep.channel])
-              for f in frames_from_chunks(rig.board.take_chunks(), BAUD)
+              for f in frames_from_chunks(rig.board.take_chunks(), rig.baud)
               if (pulses := set_pulses_of(f.frame)) is not None]
     match = match_frames(frames, stamps, first, rig.sweep)
     measured_from = first + round(rate_hz * warmup_s)
+    heard = match_frames(rig.take_heard(), stamps, first, rig.sweep).latency_s
     carried = sorted(i for i in match.latency_s if i >= measured_from)
     last_carried = carried[-1] if carried else measured_from - 1
     cpu = {name: 100.0 * (cpu_after[name] - cpu_before[name]) / wall for name in cpu_after}
@@ -210,7 +263,8 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
         latency_s=np.array([match.latency_s[i] for i in carried]), sent=len(carried),
         coalesced=last_carried + 1 - measured_from - len(carried),
         lost=rig.index - 1 - last_carried, unmatched_frames=match.unmatched_frames,
-        cpu_percent=cpu, rss_kib=rss)
+        cpu_percent=cpu, rss_kib=rss,
+        ik_stage_s=np.array([t for i, t in sorted(heard.items()) if i >= measured_from]))
 
 
 class RssSampler:
@@ -242,12 +296,12 @@ class RssSampler:
 
 
 def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
-                   control_rate_hz: float = 500.0,
+                   control_rate_hz: float = 500.0, baud: int = BAUD, probe: bool = False,
                    profile_dir: Optional[Path] = None) -> dict:
     """Run every rate and the soak on one layout; return figures and raw latencies."""
     with tempfile.TemporaryDirectory() as directory:
-        rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz,
-                  profile_dir=profile_dir)
+        rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz, baud=baud,
+                  probe=probe, profile_dir=profile_dir)
         try:
             rig.wait_ready()
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
@@ -256,7 +310,7 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
                                sample_rss=True)
         finally:
             exit_codes = rig.close()
-    return {'layout': layout.value, 'control_rate_hz': control_rate_hz,
+    return {'layout': layout.value, 'control_rate_hz': control_rate_hz, 'baud': baud,
             'rates': {rate: s.figures() for rate, s in segments.items()},
             'soak': {**soak.figures(), 'seconds': budget.soak_s,
                      'rss_kib': soak.rss_kib,
@@ -269,7 +323,8 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
 def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
     print(f'end to end, {result["layout"]} (driver control rate '
-          f'{result["control_rate_hz"]:.0f} Hz), target published → first byte of its frame')
+          f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud), target published → '
+          'first byte of its frame')
     print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"sent":>6} {"coalesc":>7} '
           f'{"lost":>4} {"drift":>6}  CPU % per process')
     rows = [(rate, figures) for rate, figures in result['rates'].items()]
@@ -279,6 +334,10 @@ def print_layout(result: dict) -> None:
         print(f'{rate:>6} {_num(f["p50_ms"])} {_num(f["p99_ms"])} {_num(f["max_ms"])} '
               f'{f["sent"]:6d} {f["coalesced"]:7d} {f["lost"]:4d} {_num(f["drift_ms"], 6)}  '
               f'{cpu}')
+    for rate, f in rows:
+        if 'ik_stage_p50_ms' in f:
+            print(f'{rate:>6} probe: target → joint_commands heard: p50 '
+                  f'{f["ik_stage_p50_ms"]:.2f} ms, p99 {f["ik_stage_p99_ms"]:.2f} ms')
     growth = ', '.join(f'{name} {kib / 1024:+.1f} MiB'
                        for name, kib in result['soak']['rss_growth_kib'].items())
     print(f'* soak {result["soak"]["seconds"]:.0f} s at {SOAK_RATE_HZ} Hz; RSS growth: {growth}')
@@ -296,13 +355,17 @@ def main() -> None:
                         default=[x.value for x in Layout])
     parser.add_argument('--control-rate-hz', type=float, default=500.0,
                         help="servo_driver's control_rate_hz")
+    parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
+    parser.add_argument('--probe', action='store_true',
+                        help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
     args = parser.parse_args()
     budget = QUICK if args.quick else Budget()
     results = {}
     for layout in map(Layout, args.layout):
         results[layout.value] = measure_layout(layout, budget,
-                                               control_rate_hz=args.control_rate_hz)
+                                               control_rate_hz=args.control_rate_hz,
+                                               baud=args.baud, probe=args.probe)
         print_layout(results[layout.value])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')

@@ -41,12 +41,14 @@ class DriverSettings:
     :param port: the simulated board's path
     :param control_rate_hz: the driver's send rate, also the link's pulse-rate cap [Hz]
     :param max_speed_rad_s: per-joint speed limit, high so that it never shapes the steps
+    :param baud: serial line speed [bit/s]
     """
 
     port: str
     joints: int
     control_rate_hz: float = 500.0
     max_speed_rad_s: float = 100.0
+    baud: int = 115200
 
 
 def parameter_file(settings: DriverSettings, directory: Path) -> Path:
@@ -55,7 +57,7 @@ def parameter_file(settings: DriverSettings, directory: Path) -> Path:
         'fabrik_ik': {'ros__parameters': {'interactive_target': False}},
         'servo_driver': {'ros__parameters': {
             'port': settings.port, 'control_rate_hz': float(settings.control_rate_hz),
-            'home_move_time_s': 0.0,
+            'home_move_time_s': 0.0, 'baud': int(settings.baud),
             'max_speed_rad_s': [float(settings.max_speed_rad_s)] * settings.joints}},
     }
     path = directory / 'bench_params.yaml'
