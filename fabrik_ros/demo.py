@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _keep_dds_on_loopback() -> None:
-    """Default the DDS settings to loopback only, in a domain of our own, before rclpy starts."""
+    """Keep DDS on loopback, in a domain of our own, unless the caller chose otherwise."""
     os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_LOCALHOST_ONLY', '1')
