@@ -9,8 +9,9 @@ Every public method may be called from any thread; the commands never block. Wha
 does, in order of priority: send limits, watchdog, targets (at most ``max_rate_hz``), enable
 bits (once the targets are out), then read positions back (``poll_hz``, and at least every
 third of the watchdog timeout). On a lost port it reopens the same path with a doubling
-back-off, repeats the handshake (the board's READY or an answered PING/VER/Get Errors), and
-sends everything again, the enable bits included.
+back-off, cut short when a vanished path reappears (a replugged board is found within
+``path_check_s``), repeats the handshake (the board's READY or an answered PING/VER/Get
+Errors), and sends everything again, the enable bits included.
 """
 
 from collections.abc import Callable, Sequence
@@ -363,13 +364,30 @@ class ServoLink:
                 if self._closing.is_set():
                     break
                 self._set_state(LinkState.DISCONNECTED)
-                self._closing.wait(backoff)
+                self._back_off(backoff)
                 backoff = min(2 * backoff, self.options.backoff_max_s)
         except BaseException as error:
             self._last_error = error
             raise
         finally:
             self._set_state(LinkState.CLOSED)
+
+    def _back_off(self, backoff_s: float) -> None:
+        """Wait ``backoff_s`` before reopening, or less if the missing device path appears.
+
+        The back-off spares a board that fails to open or to answer. A path that was missing
+        and appears is a board plugged in again: it is reopened within ``path_check_s``, however
+        long the back-off has grown while the cable was out.
+        """
+        if is_url(self.path) or os.path.exists(self.path):
+            self._closing.wait(backoff_s)
+            return
+        deadline = Deadline(backoff_s, clock=self._clock)
+        while not deadline.expired():
+            if self._closing.wait(min(deadline.time_left(), self.options.path_check_s)):
+                return
+            if os.path.exists(self.path):
+                return
 
     def _connect(self) -> None:
         self._set_state(LinkState.CONNECTING)

@@ -30,7 +30,8 @@ class LinkOptions:
     :param lost_after: requests in a row left unanswered before the link reconnects.
     :param backoff_min_s: first wait before reopening a lost port; doubles up to the max.
     :param backoff_max_s: longest wait between reopen attempts.
-    :param path_check_s: how often the device path is checked for having vanished.
+    :param path_check_s: how often the device path is checked for having vanished, and while
+        it is gone, for having come back.
     """
 
     baud: int = 115200
