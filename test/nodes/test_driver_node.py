@@ -68,9 +68,9 @@ class DriverRig:
             if self.diagnostics else {}
 
     def wait_level(self, level: bytes, what: str):
-        def seen():
-            return any(s.level == level for a in self.diagnostics[-3:] for s in a.status)
-        self.ros.spin_until(seen, timeout_s=10.0, what=what)
+        def latest_has_level():
+            return self.diagnostics and self.diagnostics[-1].status[0].level == level
+        self.ros.spin_until(latest_has_level, timeout_s=10.0, what=what)
         return self.diagnostics[-1].status[0]
 
     def call(self, service_type, name, request):
@@ -121,15 +121,27 @@ def test_the_board_holds_the_servo_maps_pulses_in_every_protocol(make_rig, proto
 def test_unplug_and_replug_mid_stream_resumes_with_the_latest_command(make_rig):
     rig = make_rig(Protocol.NATIVE)
     rig.command(POSE_A)
-    rig.wait_board_targets(POSE_A, 'POSE_A before the unplug')
+    rig.wait_board_targets(POSE_A, 'POSE_A before the stream')
+    stream = [tuple(a + (b - a) * k / 40 for a, b in zip(POSE_A, POSE_B, strict=True))
+              for k in range(1, 41)]
+    sent = []
+
+    def send_next():
+        if len(sent) < len(stream):
+            sent.append(stream[len(sent)])
+            rig.command(sent[-1])
+
+    rig.ros.spin_until(lambda: len(sent) >= 10, timeout_s=10.0, what='10 streamed commands',
+                       during=send_next)
     rig.board.unplug()
     status = rig.wait_level(b'\x02', 'ERROR diagnostics after the unplug')
     assert 'not connected' in status.message
-    rig.command(POSE_B)
-    rig.ros.spin_until(lambda: rig.driver.latest_command == POSE_B, timeout_s=10.0,
-                       what='the driver to take POSE_B while unplugged')
+    rig.ros.spin_until(lambda: len(sent) >= 30, timeout_s=10.0,
+                       what='20 more commands while unplugged', during=send_next)
     rig.board.replug()
-    rig.wait_board_targets(POSE_B, 'the replugged board to get the latest command')
+    rig.ros.spin_until(lambda: len(sent) == len(stream), timeout_s=10.0,
+                       what='the rest of the stream', during=send_next)
+    rig.wait_board_targets(POSE_B, 'the replugged board to reach the last command')
     rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
                        what='the replugged board to be enabled again')
     status = rig.wait_level(b'\x00', 'OK diagnostics after the replug')
