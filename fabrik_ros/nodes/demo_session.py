@@ -4,6 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 import enum
 import math
+import os
 from pathlib import Path
 import time
 from typing import Optional
@@ -24,8 +25,6 @@ from fabrik_ros.servo_io import SimBoard
 
 WAIT_S = 15.0
 _SPIN_STEP_S = 0.01
-_IK_STATUS = 'fabrik_ik: inverse kinematics'
-_DRIVER_STATUS = 'servo_driver: servo board'
 _ARRIVED_M = 1e-3
 
 
@@ -91,14 +90,19 @@ class DemoSession:
         rclpy.init(context=self._context)
         self._executor = SingleThreadedExecutor(context=self._context)
         speeds = ', '.join([str(max_speed_rad_s)] * len(arm.joints))
-        common = ['--ros-args', '--params-file', str(config),
+        # A namespace of its own, so that nothing else in the DDS domain can talk to it.
+        namespace = f'fabrik_demo_{os.getpid()}'
+        common = ['--ros-args', '--params-file', str(config), '-r', f'__ns:=/{namespace}',
                   '-p', 'diagnostics_period_s:=0.2']
         self._ik = FabrikIkNode(context=self._context, cli_args=[
             *common, '-p', 'interactive_target:=false', '-p', 'path_speed_m_s:=0.1'])
         self._driver = ServoDriverNode(context=self._context, cli_args=[
             *common, '-p', f'port:={board.path}', '-p', f'protocol:={board.protocol.value}',
             '-p', f'home_move_time_s:={home_move_s}', '-p', f'max_speed_rad_s:=[{speeds}]'])
-        self._client = rclpy.create_node('demo_client', context=self._context)
+        self._client = rclpy.create_node('demo_client', namespace=namespace,
+                                         context=self._context)
+        self._ik_status = f'{namespace}/fabrik_ik: inverse kinematics'
+        self._driver_status = f'{namespace}/servo_driver: servo board'
         self._nodes = (self._ik, self._driver, self._client)
         for node in self._nodes:
             self._executor.add_node(node)
@@ -159,7 +163,7 @@ class DemoSession:
 
     def driver_summary(self) -> str:
         """Return the driver's last diagnostics in one line."""
-        values = self._statuses.get(_DRIVER_STATUS, {})
+        values = self._statuses.get(self._driver_status, {})
         keys = ('state', 'commands', 'coalesced', 'nacks', 'retries', 'reconnects',
                 'round trip median [ms]', 'round trip p99 [ms]')
         return 'servo_driver: ' + ', '.join(f'{key} {values.get(key, "?")}' for key in keys)
@@ -183,7 +187,7 @@ class DemoSession:
         return tuple(self._board.pulses()[:self._layout.channels])
 
     def _rejected(self) -> int:
-        return int(self._statuses.get(_IK_STATUS, {}).get('rejected targets', 0))
+        return int(self._statuses.get(self._ik_status, {}).get('rejected targets', 0))
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
         for status in msg.status:

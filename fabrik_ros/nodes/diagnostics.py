@@ -5,6 +5,7 @@ import enum
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.node import Node
 
 
 class Level(enum.IntEnum):
@@ -14,6 +15,15 @@ class Level(enum.IntEnum):
     WARN = 1
     ERROR = 2
     STALE = 3
+
+
+def status_name(node: Node, component: str) -> str:
+    """Return ``<namespace/node>: <component>``, e.g. ``arm2/fabrik_ik: inverse kinematics``.
+
+    Every node publishes on the one /diagnostics topic; the namespace in the name keeps two
+    arms (or two test runs sharing a DDS domain) apart.
+    """
+    return f'{node.get_fully_qualified_name().lstrip("/")}: {component}'
 
 
 def diagnostic_array(stamp: Time, *statuses: DiagnosticStatus) -> DiagnosticArray:

@@ -15,7 +15,12 @@ from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.board_layout import BoardLayout
-from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
+from fabrik_ros.nodes.diagnostics import (
+    diagnostic_array,
+    diagnostic_status,
+    Level,
+    status_name,
+)
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
 from fabrik_ros.nodes.motion import MotionPlanner, Send
 from fabrik_ros.nodes.parameters import declare
@@ -272,7 +277,7 @@ class ServoDriverNode(Node):
             'round trip median [ms]': _ms(stats.rtt_median_s),
             'round trip p99 [ms]': _ms(stats.rtt_p99_s),
             'clamped joints': ', '.join(self._clamped)}
-        status = diagnostic_status('servo_driver: servo board', link.path, level, message,
+        status = diagnostic_status(status_name(self, 'servo board'), link.path, level, message,
                                    values)
         self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), status))
 

@@ -16,7 +16,12 @@ from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import IkResult
 from fabrik_ros.nodes.arm_params import declare_arm, with_solver_changes
-from fabrik_ros.nodes.diagnostics import diagnostic_array, diagnostic_status, Level
+from fabrik_ros.nodes.diagnostics import (
+    diagnostic_array,
+    diagnostic_status,
+    Level,
+    status_name,
+)
 from fabrik_ros.nodes.interactive_target import InteractiveTarget
 from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
@@ -217,7 +222,7 @@ class FabrikIkNode(Node):
         else:
             level = Level.WARN
             message = f'last target out of reach by {1e3 * stats.last_error_m:.1f} mm'
-        status = diagnostic_status('fabrik_ik: inverse kinematics', self._arm.base_frame,
+        status = diagnostic_status(status_name(self, 'inverse kinematics'), self._arm.base_frame,
                                    level, message, figures)
         self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), status))
 

@@ -21,6 +21,6 @@ def ros():
 
 
 @pytest.fixture
-def arm_args() -> list[str]:
-    """Return the command-line arguments that give a node the shipped 4-DOF arm config."""
-    return ['--ros-args', '--params-file', str(ARM_CONFIG)]
+def arm_args(ros) -> list[str]:
+    """Return the arguments that give a node the 4-DOF arm config and the test's namespace."""
+    return ['--ros-args', '--params-file', str(ARM_CONFIG), *ros.ros_args]

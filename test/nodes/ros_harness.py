@@ -1,6 +1,8 @@
 """Run real rclpy nodes in-process, each test in its own Context, and wait on conditions."""
 
 from collections.abc import Callable
+import itertools
+import os
 import time
 from typing import Optional, TypeVar, Union
 
@@ -14,9 +16,18 @@ _SPIN_STEP_S = 0.02
 
 
 class RosHarness:
-    """One rclpy Context, one executor and the nodes a test adds to it."""
+    """One rclpy Context, one executor and the nodes a test adds to it.
+
+    The nodes live in a namespace of their own (pass :attr:`ros_args` to each), so that other
+    runs that share the DDS domain on this machine cannot publish into the test; only
+    /diagnostics is global, and its statuses carry the namespace in their names.
+    """
+
+    _count = itertools.count()
 
     def __init__(self) -> None:
+        self.namespace = f'/test_{os.getpid()}_{next(self._count)}'
+        self.ros_args = ['-r', f'__ns:={self.namespace}']
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
@@ -30,7 +41,7 @@ class RosHarness:
 
     def probe(self, name: str = 'probe') -> Node:
         """Return a plain node for the test's own publishers and subscriptions."""
-        return self.add(rclpy.create_node(name, context=self.context))
+        return self.add(rclpy.create_node(name, namespace=self.namespace, context=self.context))
 
     def spin_until(self, condition: Callable[[], bool], *, timeout_s: float,
                    what: Union[str, Callable[[], str]],
@@ -55,6 +66,10 @@ class RosHarness:
             node.shutdown()
         self.executor.remove_node(node)
         node.destroy_node()
+
+    def ours(self, status) -> bool:
+        """Return True for a DiagnosticStatus published by one of this test's nodes."""
+        return status.name.startswith(self.namespace.lstrip('/') + '/')
 
     def close(self) -> None:
         """Destroy every node that is left, then the executor and the context."""

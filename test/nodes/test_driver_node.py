@@ -64,14 +64,16 @@ class DriverRig:
                                 f'{expected}; driver diagnostics {self._last_values()}'))
 
     def _last_values(self):
-        return {kv.key: kv.value for kv in self.diagnostics[-1].status[0].values} \
-            if self.diagnostics else {}
+        return {kv.key: kv.value for kv in self.ours()[-1].values} if self.ours() else {}
+
+    def ours(self):
+        return [s for a in self.diagnostics for s in a.status if self.ros.ours(s)]
 
     def wait_level(self, level: bytes, what: str):
         def latest_has_level():
-            return self.diagnostics and self.diagnostics[-1].status[0].level == level
+            return self.ours() and self.ours()[-1].level == level
         self.ros.spin_until(latest_has_level, timeout_s=10.0, what=what)
-        return self.diagnostics[-1].status[0]
+        return self.ours()[-1]
 
     def call(self, service_type, name, request):
         client = self.probe.create_client(service_type, name)
@@ -92,7 +94,8 @@ def make_rig(ros, arm_args, tmp_path):
             board.start()
         if before_driver is not None:
             before_driver(board)
-        args = arm_args if config is None else ['--ros-args', '--params-file', str(config)]
+        args = arm_args if config is None else [
+            '--ros-args', '--params-file', str(config), *ros.ros_args]
         rig = DriverRig(ros, args, board, **kwargs)
         rigs.append(rig)
         return rig
@@ -162,15 +165,16 @@ def test_home_and_enable_services(make_rig):
     rig = make_rig(Protocol.NATIVE)
     rig.command(POSE_A)
     rig.wait_board_targets(POSE_A, 'POSE_A')
-    detach = rig.call(SetBool, '/servo_driver/enable', SetBool.Request(data=False))
+    enable = f'{rig.ros.namespace}/servo_driver/enable'
+    detach = rig.call(SetBool, enable, SetBool.Request(data=False))
     assert detach.success
     rig.ros.spin_until(lambda: not any(rig.board.enabled), timeout_s=10.0,
                        what='the servos to be detached')
-    attach = rig.call(SetBool, '/servo_driver/enable', SetBool.Request(data=True))
+    attach = rig.call(SetBool, enable, SetBool.Request(data=True))
     assert attach.success
     rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
                        what='the servos to be attached again')
-    home = rig.call(Trigger, '/servo_driver/home', Trigger.Request())
+    home = rig.call(Trigger, f'{rig.ros.namespace}/servo_driver/home', Trigger.Request())
     assert home.success and 'moving home' in home.message
     rig.wait_board_targets(ARM.home, 'the arm to go home')
 

@@ -43,8 +43,8 @@ class Rig:
         self.ros = ros
         self.ik = ros.add(FabrikIkNode(context=ros.context, cli_args=args))
         if sim_arm:
-            ros.add(SimArmNode(context=ros.context, cli_args=[*arm_args, '-p',
-                                                                  'servo_speed_rad_s:=20.0']))
+            ros.add(SimArmNode(context=ros.context,
+                               cli_args=[*arm_args, '-p', 'servo_speed_rad_s:=20.0']))
         self.probe = ros.probe()
         self.states, self.commands, self.markers, self.diagnostics = [], [], [], []
         self.probe.create_subscription(JointState, 'joint_states', self.states.append, 10)
@@ -69,10 +69,11 @@ class Rig:
         return self.commands[count - 1]
 
     def latest_diagnostic(self, condition, what):
-        def found():
-            return any(condition(status) for a in self.diagnostics for status in a.status)
-        self.ros.spin_until(found, timeout_s=10.0, what=what)
-        return [s for a in self.diagnostics for s in a.status if condition(s)][-1]
+        def matching():
+            return [s for a in self.diagnostics for s in a.status
+                    if self.ros.ours(s) and condition(s)]
+        self.ros.spin_until(matching, timeout_s=10.0, what=what)
+        return matching()[-1]
 
 
 def _values(status) -> dict[str, str]:

@@ -26,10 +26,9 @@ def test_dragging_the_marker_moves_the_arm_and_topic_targets_move_the_marker(ros
     probe = ros.probe()
     commands, updates = [], []
     probe.create_subscription(JointState, 'joint_commands', commands.append, 10)
-    probe.create_subscription(InteractiveMarkerUpdate, '/fabrik_ik/target/update',
-                              updates.append, 10)
-    feedback = probe.create_publisher(InteractiveMarkerFeedback, '/fabrik_ik/target/feedback',
-                                      10)
+    server = f'{ros.namespace}/fabrik_ik/target'
+    probe.create_subscription(InteractiveMarkerUpdate, f'{server}/update', updates.append, 10)
+    feedback = probe.create_publisher(InteractiveMarkerFeedback, f'{server}/feedback', 10)
     points = probe.create_publisher(PointStamped, 'target_point', 10)
     drag = InteractiveMarkerFeedback(client_id='rviz', marker_name='target',
                                      event_type=InteractiveMarkerFeedback.POSE_UPDATE)
