@@ -408,12 +408,14 @@ class ServoLink:
         """Mark every setting as missing on the board so the thread sends it again.
 
         Which channels pulse is unknown after a reconnect (a board that was not reset keeps
-        them), so the enable bits are always sent again, as if every other channel pulsed.
+        them), so enable bits once set are sent again, as if every other channel pulsed.
+        Before the first :meth:`enable` the link leaves them alone: a new host (a restarted
+        driver) must not detach servos that hold the arm up.
         """
-        for slot in (self._limits, self._watchdog, self._pulses):
+        for slot in (self._limits, self._watchdog, self._pulses, self._enable):
             slot.forget_board()
-        self._enable.forget_board(always=True)
-        self._board_mask = ~self._enable.value & ((1 << self.channels) - 1)
+        everything = (1 << self.channels) - 1
+        self._board_mask = ~self._enable.value & everything if self._enable.version else 0
         self._dialect.reset()
 
     def _handshake(self) -> BoardInfo:

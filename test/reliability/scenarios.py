@@ -1,0 +1,130 @@
+"""Fault scenarios shared by the fast suite (few cycles) and the soak (many)."""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+import random
+import time
+
+from fabrik_ros.servo_io import Protocol
+from test.reliability.results import percentile
+from test.reliability.rig import CALIBRATED_US, joint_state, Rig, sweep_pose
+from test.reliability.tapped_board import host_frames, sent_pulses
+
+STREAM_HZ = 200.0
+RECONNECT_LIMIT_S = 1.0
+
+
+class CommandStream:
+    """Publish joint_commands at a fixed rate from the probe's executor (a 200 Hz stream).
+
+    :param rig: whose probe publishes and whose arm's home the sweep circles.
+    :param pose_at: pose for a time since the start [s]; default a slow sweep around home.
+    """
+
+    def __init__(self, rig: Rig, rate_hz: float = STREAM_HZ,
+                 pose_at: Callable[[float], Sequence[float]] | None = None) -> None:
+        self.rig = rig
+        self.pose_at = pose_at or (lambda t: sweep_pose(rig.arm.home, t))
+        self.sent = 0
+        self.last: tuple[float, ...] = tuple(rig.arm.home)
+        self.started_s = time.monotonic()
+        self._timer = rig.probe.create_timer(1.0 / rate_hz, self._tick)
+
+    def _tick(self) -> None:
+        self.last = tuple(self.pose_at(time.monotonic() - self.started_s))
+        self.rig.commands.publish(joint_state(self.rig.arm.joint_names, self.last))
+        self.sent += 1
+
+    def stop(self) -> tuple[float, ...]:
+        """Stop publishing; return the last pose sent."""
+        self._timer.cancel()
+        self.rig.probe.destroy_timer(self._timer)
+        return self.last
+
+
+@dataclass
+class UnplugFigures:
+    """What the unplug/replug scenario measured."""
+
+    cycles: int = 0
+    reconnect_s: list[float] = field(default_factory=list)
+    down_s: list[float] = field(default_factory=list)
+    commands_sent: int = 0
+
+    def summary(self) -> dict[str, object]:
+        """Return the figures as a flat mapping for results.json."""
+        return {'cycles': self.cycles, 'stream_hz': STREAM_HZ,
+                'commands_sent': self.commands_sent,
+                'unplugged_s_min': min(self.down_s), 'unplugged_s_max': max(self.down_s),
+                'reconnect_s_median': percentile(self.reconnect_s, 0.5),
+                'reconnect_s_p99': percentile(self.reconnect_s, 0.99),
+                'reconnect_s_max': max(self.reconnect_s),
+                'reconnect_limit_s': RECONNECT_LIMIT_S}
+
+
+def unplug_replug(rig: Rig, cycles: int, *, seed: int,
+                  longest_down_s: float = 2.5) -> UnplugFigures:
+    """Pull and replug the board ``cycles`` times while joint_commands stream at 200 Hz.
+
+    Each cycle the board is away for a random time (up to ``longest_down_s``, so the link's
+    back-off reaches its cap) and back for a random time. Returns when the board holds the
+    last commanded pose, or fails naming the cycle that went wrong.
+    """
+    rng = random.Random(seed)
+    figures = UnplugFigures()
+    rig.wait_subscribed()
+    stream = CommandStream(rig)
+    rig.ros.spin_until(lambda: bool(rig.board.moves_since(stream.started_s)), timeout_s=10.0,
+                       what='the stream to reach the board')
+    for cycle in range(cycles):
+        down_s = rng.uniform(0.05, longest_down_s)
+        rig.board.unplug()
+        rig.spin_for(down_s)
+        rig.board.replug()
+        back_s = rig.board.plugged_at[-1]
+        rig.ros.spin_until(lambda at=back_s: bool(rig.board.moves_since(at)),
+                           timeout_s=RECONNECT_LIMIT_S + 10.0,
+                           what=f'cycle {cycle}: the driver to command the replugged board')
+        figures.reconnect_s.append(rig.board.moves_since(back_s)[0].at_s - back_s)
+        figures.down_s.append(down_s)
+        figures.cycles += 1
+        rig.spin_for(rng.uniform(0.1, 0.4))
+    last = stream.stop()
+    figures.commands_sent = stream.sent
+    rig.wait_board_at(last, 'the board to end at the last commanded pose')
+    return figures
+
+
+def pulses_outside_calibration(rig: Rig) -> list[str]:
+    """Return every pulse the host sent or the board took outside the calibrated range."""
+    low, high = CALIBRATED_US
+    joints = set(rig.layout.joint_channels)
+    bad = [f'board took {move}' for move in list(rig.board.moves)
+           if move.channel in joints and not low <= move.target_us <= high]
+    if rig.board.protocol is Protocol.NATIVE:
+        for vector in sent_pulses(host_frames(rig.board.host_bytes())):
+            bad += [f'host sent {vector}' for ch in joints
+                    if ch < len(vector) and vector[ch] and not low <= vector[ch] <= high]
+    return bad
+
+
+def spin_latency(rig: Rig, seconds: float, rate_hz: float = 100.0) -> dict[str, float]:
+    """Spin for ``seconds`` and measure how long each spin_once and each timer gap took [s].
+
+    A probe timer ticks at ``rate_hz``; a callback that blocks (a node waiting on its serial
+    port, say) shows up as a long spin_once and a long gap between ticks.
+    """
+    ticks: list[float] = []
+    timer = rig.probe.create_timer(1.0 / rate_hz, lambda: ticks.append(time.monotonic()))
+    spins = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        rig.ros.executor.spin_once(timeout_sec=0.02)
+        spins.append(time.monotonic() - started)
+    timer.cancel()
+    rig.probe.destroy_timer(timer)
+    gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+    return {'spins': len(spins), 'spin_once_s_p99': percentile(spins, 0.99),
+            'spin_once_s_max': max(spins), 'timer_period_s': 1.0 / rate_hz,
+            'timer_gap_s_p99': percentile(gaps, 0.99), 'timer_gap_s_max': max(gaps)}

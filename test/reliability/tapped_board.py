@@ -1,0 +1,172 @@
+"""A simulated board that also keeps a record of everything it was sent and everything it did.
+
+:class:`TappedBoard` is a :class:`~fabrik_ros.servo_io.SimBoard` whose servo model writes down
+every target it takes (channel, pulse, when, from where, how fast), whose line keeps the raw
+bytes the host wrote (before the board's own corruption, so they are what the host *sent*),
+and which can slip garbage in front of its replies. The checks of the reliability tests read
+these records; nothing about the board's behaviour changes.
+"""
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+import math
+import struct
+import threading
+import time
+
+from fabrik_ros.servo_io import Command, Frame, FrameDecoder, ServoModel, SimBoard
+from fabrik_ros.servo_io.sim_firmware import SimFirmware
+
+
+@dataclass(frozen=True)
+class Move:
+    """One target a channel took: it moves from ``start_us`` toward ``target_us`` from ``at_s``."""
+
+    channel: int
+    start_us: float
+    target_us: int
+    at_s: float
+    rate_us_per_s: float      # inf = a jump to the target
+
+
+class RecordingModel(ServoModel):
+    """A servo model that appends every :meth:`move` to a shared list."""
+
+    def __init__(self, channels: int, *, speed_us_per_s, moves: list[Move]) -> None:
+        super().__init__(channels, speed_us_per_s=speed_us_per_s)
+        self._moves = moves
+
+    def move(self, channel: int, target_us: int, now_s: float,
+             rate_us_per_s: float = math.inf) -> None:
+        """Record the move, then make it."""
+        start = self.position(channel, now_s)
+        super().move(channel, target_us, now_s, rate_us_per_s)
+        rate = self._motions[channel].rate_us_per_s
+        self._moves.append(Move(channel, start, target_us, now_s, rate))
+
+
+class TappedFirmware(SimFirmware):
+    """A simulated firmware passed through, keeping the bytes it got and the replies it gave.
+
+    What it got is what the line delivered (after the board's ``corrupt_rate``); what it gave
+    is before the line corrupts it.
+    """
+
+    def __init__(self, inner: SimFirmware, tap: 'TappedBoard') -> None:
+        super().__init__(inner.model, inner.firmware)
+        self.inner = inner
+        self._tap = tap
+
+    def boot(self, now_s: float) -> bytes:
+        """Boot the inner firmware."""
+        return self.inner.boot(now_s)
+
+    def receive(self, data: bytes, now_s: float) -> bytes:
+        """Pass ``data`` to the inner firmware and keep both directions."""
+        reply = self.inner.receive(data, now_s)
+        self._tap.delivered += data
+        self._tap.replied += reply
+        return reply
+
+    def tick(self, now_s: float) -> None:
+        """Tick the inner firmware."""
+        self.inner.tick(now_s)
+
+    def __getattr__(self, name: str):
+        """Show the inner firmware's state (watchdog settings and the like)."""
+        if name == 'inner':
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class TappedBoard(SimBoard):
+    """A SimBoard with a record of its moves and of the host's bytes; can inject garbage."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.moves: list[Move] = []
+        self.delivered = bytearray()     # host bytes as the firmware got them (corrupted)
+        self.replied = bytearray()       # the firmware's replies before the line corrupts them
+        self.plugged_at: list[float] = []
+        self._host_bytes = bytearray()
+        self._noise: deque[bytes] = deque()
+        self._tap_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    def _new_firmware(self, model: ServoModel) -> SimFirmware:
+        recording = RecordingModel(model.channels, speed_us_per_s=self.speed_us_per_s,
+                                   moves=self.moves)
+        recording.limits = list(model.limits)
+        return TappedFirmware(super()._new_firmware(recording), self)
+
+    def _plug(self) -> None:
+        super()._plug()
+        self.plugged_at.append(time.monotonic())
+
+    def _read(self, master: int) -> bytes:
+        data = super()._read(master)
+        with self._tap_lock:
+            self._host_bytes += data
+        return data
+
+    def _write(self, master: int, data: bytes) -> None:
+        with self._tap_lock:
+            noise = b''.join(self._noise)
+            self._noise.clear()
+        super()._write(master, noise + data)
+
+    def inject(self, garbage: bytes) -> None:
+        """Send ``garbage`` to the host in front of the next reply."""
+        with self._tap_lock:
+            self._noise.append(garbage)
+
+    @property
+    def noise_pending(self) -> bool:
+        """Return True while injected garbage still waits for a reply to ride on."""
+        with self._tap_lock:
+            return bool(self._noise)
+
+    def host_bytes(self) -> bytes:
+        """Return every byte the host wrote so far, as it wrote them."""
+        with self._tap_lock:
+            return bytes(self._host_bytes)
+
+    def moves_since(self, at_s: float) -> list[Move]:
+        """Return the moves made at or after ``at_s`` [s, monotonic]."""
+        return [move for move in list(self.moves) if move.at_s >= at_s]
+
+
+def host_frames(data: bytes) -> list[Frame]:
+    """Return the intact native-protocol frames in ``data`` (corrupt ones are skipped)."""
+    return [item for item in FrameDecoder().feed(data) if isinstance(item, Frame)]
+
+
+def sent_pulses(frames: list[Frame]) -> Iterator[tuple[int, ...]]:
+    """Yield the pulse vector of every SET_PULSES request among ``frames`` [µs]."""
+    for frame in frames:
+        if frame.cmd == Command.SET_PULSES and len(frame.payload) >= 4:
+            count = (len(frame.payload) - 2) // 2
+            yield struct.unpack(f'<{count}H', frame.payload[2:2 + 2 * count])
+
+
+def lost_in_transit(sent: list[Frame], delivered: list[Frame]) -> list[int]:
+    """Return the indices in ``sent`` of the frames that did not arrive intact.
+
+    ``delivered`` is what arrived intact, in order: a subsequence of ``sent`` (a corrupted
+    frame that still passes CRC-16 is the one thing that could break this, and it would show
+    up as a wrong pulse at the board). A re-sent request repeats the same bytes back to back;
+    of a run of copies the last ones are the delivered ones (the link re-sends only what was
+    not answered), so the first ``sent - delivered`` copies of a run count as lost.
+    """
+    lost, position, index = [], 0, 0
+    while index < len(sent):
+        end = index
+        while end < len(sent) and sent[end] == sent[index]:
+            end += 1
+        arrived = 0
+        while position < len(delivered) and delivered[position] == sent[index]:
+            position += 1
+            arrived += 1
+        lost += range(index, index + max(0, end - index - arrived))
+        index = end
+    return lost
