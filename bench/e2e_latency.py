@@ -17,7 +17,7 @@ bench/out/e2e_latency.json.
 """
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import json
 from pathlib import Path
 import sys
@@ -351,6 +351,8 @@ def main() -> None:
     """Measure the chosen layouts, print them and write the JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
+    parser.add_argument('--seconds', type=float, help='measured seconds per rate')
+    parser.add_argument('--soak', type=float, help='seconds of the 500 Hz soak')
     parser.add_argument('--layout', nargs='+', choices=[x.value for x in Layout],
                         default=[x.value for x in Layout])
     parser.add_argument('--control-rate-hz', type=float, default=500.0,
@@ -361,6 +363,8 @@ def main() -> None:
     parser.add_argument('--out', type=Path, default=OUT)
     args = parser.parse_args()
     budget = QUICK if args.quick else Budget()
+    budget = replace(budget, seconds_per_rate=args.seconds or budget.seconds_per_rate,
+                     soak_s=args.soak or budget.soak_s)
     results = {}
     for layout in map(Layout, args.layout):
         results[layout.value] = measure_layout(layout, budget,

@@ -1,4 +1,4 @@
-"""Run a node module's ``main()`` as a script: ``node_main.py <module> [--ros-args ...]``.
+"""Run a node's entry point as a script: ``node_main.py <module>:<function> [--ros-args ...]``.
 
 The node modules have no ``__main__`` block, and cProfile runs scripts, not ``-c`` strings;
 this script lets the benchmark start (and profile) any node the same way.
@@ -9,10 +9,11 @@ import sys
 
 
 def run() -> None:
-    """Import the module named by the first argument and call its main() with the rest."""
-    module = importlib.import_module(sys.argv[1])
+    """Import ``module:function`` named by the first argument and call it with the rest."""
+    module, function = sys.argv[1].split(':')
+    entry = getattr(importlib.import_module(module), function)
     sys.argv = [sys.argv[0]] + sys.argv[2:]
-    module.main()
+    entry()
 
 
 if __name__ == '__main__':

@@ -1,9 +1,10 @@
 """Start the nodes under test as their own processes and read their CPU time and memory.
 
-Two layouts: ``two_process`` runs fabrik_ik and servo_driver as the two executables do;
+Layouts: ``two_process`` runs fabrik_ik and servo_driver as the two executables do;
 ``composed`` runs both in one process and one executor (fabrik_ros.nodes.arm_composition,
-the ``fabrik_arm`` executable). CPU and memory come from /proc, so nothing inside the nodes
-is changed or slowed down to measure them.
+the ``fabrik_arm`` executable); ``two_process_tuned`` and ``composed_tuned`` run the what-if
+variants of tuned_nodes.py, to measure proposed fixes. CPU and memory come from /proc, so
+nothing inside the nodes is changed or slowed down to measure them.
 """
 
 from dataclasses import dataclass
@@ -27,11 +28,18 @@ class Layout(enum.Enum):
 
     TWO_PROCESS = 'two_process'
     COMPOSED = 'composed'
+    TWO_PROCESS_TUNED = 'two_process_tuned'
+    COMPOSED_TUNED = 'composed_tuned'
 
 
-_PROCESSES = {Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node'),
-                                   ('servo_driver', 'fabrik_ros.nodes.driver_node')),
-              Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition'),)}
+_PROCESSES = {
+    Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node:main'),
+                         ('servo_driver', 'fabrik_ros.nodes.driver_node:main')),
+    Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition:main'),),
+    Layout.TWO_PROCESS_TUNED: (('fabrik_ik', 'tuned_nodes:ik_main'),
+                               ('servo_driver', 'tuned_nodes:driver_main')),
+    Layout.COMPOSED_TUNED: (('fabrik_arm', 'tuned_nodes:composed_main'),),
+}
 
 
 @dataclass(frozen=True)
@@ -115,8 +123,8 @@ def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
     """
     log_dir.mkdir(parents=True, exist_ok=True)
     processes = []
-    for name, module in _PROCESSES[layout]:
-        runner = [str(_NODE_MAIN), module]
+    for name, entry in _PROCESSES[layout]:
+        runner = [str(_NODE_MAIN), entry]
         if profile_dir is not None:
             runner = ['-m', 'cProfile', '-o', str(profile_dir / f'{name}.prof')] + runner
         command = [sys.executable, *runner, '--ros-args', '--params-file', str(config),

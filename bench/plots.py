@@ -17,7 +17,7 @@ def latency_plot(layouts: dict, path: Path) -> Path:
     """Draw the latency distribution (empirical CDF) per rate, one panel per layout."""
     figure, axes = plt.subplots(1, len(layouts), figsize=(6 * len(layouts), 4.2),
                                 sharey=True, squeeze=False)
-    for axis, (layout, result) in zip(axes[0], layouts.items(), strict=True):
+    for axis, result in zip(axes[0], layouts.values(), strict=True):
         for rate, latencies in result['latency_ms'].items():
             values = np.sort(np.asarray(latencies))
             if len(values):
@@ -28,11 +28,36 @@ def latency_plot(layouts: dict, path: Path) -> Path:
         axis.xaxis.set_major_formatter(ScalarFormatter())
         axis.xaxis.set_minor_formatter(NullFormatter())
         axis.set_xlabel('target published → first byte of its frame on the board [ms]')
-        axis.set_title(f'{layout.replace("_", " ")}, driver at '
-                       f'{result["control_rate_hz"]:.0f} Hz, 115200 baud')
+        axis.set_title(f'{result["layout"].replace("_", " ")}, driver at '
+                       f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud')
         axis.grid(True, which='both', alpha=0.3)
         axis.legend(loc='lower right', fontsize=8)
     axes[0][0].set_ylabel('fraction of targets carried')
+    return _save(figure, path)
+
+
+def what_if_plot(runs: dict, path: Path) -> Path:
+    """Draw p50 (dashed) and p99 (solid) latency against target rate for every e2e run."""
+    figure, axis = plt.subplots(figsize=(7.5, 4.5))
+    colours = plt.rcParams['axes.prop_cycle'].by_key()['color']
+    for colour, result in zip(colours, runs.values(), strict=False):
+        rates = list(result['rates'])
+        label = f'{result["layout"]}, {result["baud"]} baud'
+        for figure_key, style in (('p99_ms', '-'), ('p50_ms', '--')):
+            values = [result['rates'][r][figure_key] for r in rates]
+            axis.plot([float(r) for r in rates], values, style, marker='o', color=colour,
+                      label=f'{label} ({figure_key[:3]})')
+    axis.axhline(GOAL_MS, color='grey', linestyle=':', label='2 ms goal')
+    axis.set_xscale('log')
+    axis.set_yscale('log')
+    axis.xaxis.set_major_formatter(ScalarFormatter())
+    axis.xaxis.set_minor_formatter(NullFormatter())
+    axis.yaxis.set_major_formatter(ScalarFormatter())
+    axis.set_xlabel('target rate [Hz]')
+    axis.set_ylabel('target → first byte of its frame [ms]')
+    axis.set_title('shipped nodes vs what-if fixes (tuned_nodes.py)')
+    axis.grid(True, which='both', alpha=0.3)
+    axis.legend(fontsize=6.5, ncol=2)
     return _save(figure, path)
 
 

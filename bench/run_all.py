@@ -4,13 +4,15 @@
 FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4dof solver
 study (ik_bench.py, its own process), serial bytes and rates per protocol (serial_bench.py's
 measurements), and end to end, target to serial frame, with the nodes as two processes and
-composed in one (e2e_latency.py). About 6 minutes on a 2-core machine; ``--quick`` runs
-every part with a tiny budget (seconds) to check that the suite works.
+composed in one (e2e_latency.py), plus what-if variants of the nodes with the fixes the profile
+suggests (tuned_nodes.py). About 8 minutes on a 2-core machine; ``--quick`` runs every part
+with a tiny budget (seconds) to check that the suite works.
 
     .venv/bin/python bench/run_all.py [--quick] [--out bench/results.json]
 """
 
 import argparse
+from dataclasses import dataclass
 import json
 import os
 from pathlib import Path
@@ -47,7 +49,8 @@ def machine() -> dict:
                   if line.startswith('model name')), platform.processor())
     return {'cpu': model, 'cores': os.cpu_count(), 'python': platform.python_version(),
             'kernel': platform.release(), 'rmw': os.environ['RMW_IMPLEMENTATION'],
-            'date_utc': time.strftime('%Y-%m-%d %H:%M', time.gmtime())}
+            'date_utc': time.strftime('%Y-%m-%d %H:%M', time.gmtime()),
+            'loadavg_before': os.getloadavg()}
 
 
 def ik_bench(quick: bool) -> dict:
@@ -66,13 +69,46 @@ def ik_bench(quick: bool) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class E2eRun:
+    """One end-to-end configuration: its key in results.json, layout, baud, and role."""
+
+    key: str
+    layout: Layout
+    baud: int = e2e_latency.BAUD
+    what_if: bool = False
+    in_quick: bool = True     # --quick skips runs that exercise no code the others do not
+
+
+E2E_RUNS = (
+    E2eRun('e2e', Layout.TWO_PROCESS),
+    E2eRun('e2e_composed', Layout.COMPOSED),
+    E2eRun('e2e_what_if_two_process_tuned', Layout.TWO_PROCESS_TUNED, what_if=True,
+           in_quick=False),
+    E2eRun('e2e_what_if_composed_tuned', Layout.COMPOSED_TUNED, what_if=True),
+    E2eRun('e2e_what_if_composed_tuned_1mbaud', Layout.COMPOSED_TUNED, 1_000_000,
+           what_if=True, in_quick=False),
+)
+WHAT_IF_BUDGET = e2e_latency.Budget(seconds_per_rate=4.0, soak_s=15.0)
+
+
+def runs(quick: bool) -> list[E2eRun]:
+    """Return the end-to-end runs of a full or a quick benchmark."""
+    return [run for run in E2E_RUNS if run.in_quick or not quick]
+
+
 def end_to_end(quick: bool) -> dict:
-    """Measure both node layouts; return their full results."""
-    budget = e2e_latency.QUICK if quick else e2e_latency.Budget()
+    """Measure every end-to-end configuration; return their full results by key."""
     results = {}
-    for layout in Layout:
-        results[layout.value] = e2e_latency.measure_layout(layout, budget)
-        e2e_latency.print_layout(results[layout.value])
+    for run in runs(quick):
+        budget = WHAT_IF_BUDGET if run.what_if else e2e_latency.Budget()
+        rates = e2e_latency.RATES_HZ
+        if quick:
+            budget = e2e_latency.QUICK
+            rates = (500,) if run.what_if else rates
+        results[run.key] = e2e_latency.measure_layout(run.layout, budget, rates_hz=rates,
+                                                      baud=run.baud)
+        e2e_latency.print_layout(results[run.key])
     return results
 
 
@@ -107,14 +143,17 @@ def main() -> None:
     results = {
         'machine': machine(), 'quick': args.quick, 'command': 'make bench',
         'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
-        'e2e': e2e_summary(e2e[Layout.TWO_PROCESS.value]),
-        'e2e_composed': e2e_summary(e2e[Layout.COMPOSED.value]),
-        'e2e_setup': {'config': 'config/arm_4dof.yaml', 'protocol': 'native', 'baud': 115200,
-                      'driver_control_rate_hz': e2e[Layout.TWO_PROCESS.value]['control_rate_hz'],
-                      'layouts': {'e2e': 'fabrik_ik and servo_driver as two processes',
-                                  'e2e_composed': 'both in one process (fabrik_arm)'}},
+        **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
+        'e2e_setup': {
+            'config': 'config/arm_4dof.yaml', 'protocol': 'native',
+            'driver_control_rate_hz': e2e['e2e']['control_rate_hz'],
+            'runs': {run.key: {'layout': run.layout.value, 'baud': run.baud,
+                               'what_if': run.what_if} for run in runs(args.quick)}},
     }
-    written = [plots.latency_plot(e2e, args.plots / 'e2e_latency.png'),
+    results['machine']['loadavg_after'] = os.getloadavg()
+    written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
+                                   if not run.what_if}, args.plots / 'e2e_latency.png'),
+               plots.what_if_plot(e2e, args.plots / 'e2e_what_if.png'),
                plots.scaling_plot(scaling, args.plots / 'solver_scaling.png'),
                plots.configs_plot(solver, args.plots / 'solver_configs.png')]
     results['plots'] = [str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT)

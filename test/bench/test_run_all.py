@@ -61,6 +61,7 @@ def test_results_hold_serial_figures_per_protocol_and_the_scaling_cells(quick_ru
 @pytest.mark.timeout(120)
 def test_plots_are_png_files(quick_run):
     results, out = quick_run
-    assert len(results['plots']) == 3
-    for name in ('e2e_latency.png', 'solver_scaling.png', 'solver_configs.png'):
+    assert len(results['plots']) == 4
+    for name in ('e2e_latency.png', 'e2e_what_if.png', 'solver_scaling.png',
+                 'solver_configs.png'):
         assert (out / 'plots' / name).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
