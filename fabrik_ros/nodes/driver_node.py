@@ -30,6 +30,7 @@ from fabrik_ros.servo_io import (
     LinkError,
     LinkOptions,
     LinkState,
+    LinkTimeout,
     Protocol,
     ServoLink,
     WatchdogAction,
@@ -83,6 +84,7 @@ class ServoDriverNode(Node):
         self._link = self._open_link()
         self._enabled = True
         self._ready_since: Optional[float] = None
+        self._told_pose = False
         self._clamped: tuple[str, ...] = ()
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -188,21 +190,44 @@ class ServoDriverNode(Node):
     def _on_control_timer(self) -> None:
         now = time.monotonic()
         if self._link.state is not LinkState.READY or not self._enabled:
-            self._ready_since = None
+            self._ready_since, self._told_pose = None, False
             self._planner.pause(now)
             return
         if self._planner.started:
             self._send(self._planner.step(now))
-            return
+        else:
+            self._start(now)
+
+    def _start(self, now: float) -> None:
+        """Once the board answers, move home slowly, from the pose it reports if it does."""
         if self._ready_since is None:
             self._ready_since = now
-        current = self._reported_angles(now)
         if self._link.positions() is None and now - self._ready_since < _START_WAIT_S:
+            return
+        current = self._reported_angles(now)
+        if current is not None and not self._told_pose:
+            # Hold the servos where the board says they are first: SSC-32U and Maestro ignore
+            # a move time for a servo they have not been sent a position for, and would jump.
+            self._send(Send(current, 0.0))
+            self._link.enable(self._layout.enable_mask)
+            self._told_pose = True
+            return
+        if current is not None and not self._board_has_everything():
             return
         self._send(self._planner.start(now, current))
         self._link.enable(self._layout.enable_mask)
         self.get_logger().info(f'board ready: moving home over {self._planner.home_move_s:.1f} s'
                                f' from {"the reported" if current else "an unknown"} pose')
+
+    def _board_has_everything(self) -> bool:
+        """Return True once the board has (acknowledged, or been written) all that was set."""
+        try:
+            self._link.sync(0.0)
+        except LinkTimeout:
+            return False
+        except LinkError:
+            return True     # refused (NACK): waiting longer would not change that
+        return True
 
     def _send(self, send: Optional[Send]) -> None:
         if send is None:
