@@ -55,8 +55,9 @@ _SHUTDOWN_SYNC_S = 1.0
 class ServoDriverNode(Node):
     """Send speed-limited joint commands to a servo board as calibrated pulses.
 
-    - Safe start: once the board answers, the arm moves to its home pose over
-      ``home_move_time_s`` (longer if the speed limits need it), then follows
+    - Safe start: once the board answers, the servos are held where the board reports them
+      (if it does), then the arm moves to its home pose over ``home_move_time_s`` (longer if
+      the speed limits need it), then follows
       ``joint_commands`` (matched by joint name) at no more than ``max_speed_rad_s`` per joint.
     - Commands are latched (the command-timeout behaviour is *hold*): without new commands
       the arm finishes the move to the last one and holds it, however long that is. If the
