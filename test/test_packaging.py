@@ -1,9 +1,9 @@
 """A colcon build installs everything `ros2 run` and `ros2 launch` look for."""
 
+from pathlib import Path
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
