@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fabrik_ros.servo_io import Protocol
+from fabrik_ros.servo_io.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 from test.reliability.harness import RosHarness
 from test.reliability.rig import calibrated_config, Rig
 from test.reliability.tapped_board import TappedBoard
@@ -70,3 +71,22 @@ def make_rig(ros, config, tmp_path):
             if node is not None and node in ros.nodes:
                 ros.destroy(node)
         rig.board.stop()
+
+
+@pytest.fixture(scope='session')
+def hardware_build() -> None:
+    """Build firmware, harness and host tests once per run (make skips what is current)."""
+    missing = missing_prerequisites()
+    if missing:
+        reason = f'firmware toolchain or simavr not installed (missing: {", ".join(missing)})'
+        if os.environ.get('CI'):
+            pytest.fail(f'{reason}; CI installs them, so this is a broken setup')
+        pytest.skip(reason)
+    build_hardware()
+
+
+@pytest.fixture
+def simavr_board(hardware_build, tmp_path: Path):
+    """Return the firmware running in simavr in real time, with an EEPROM file of its own."""
+    with SimavrBoard(eeprom_path=tmp_path / 'eeprom.bin') as board:
+        yield board
