@@ -9,6 +9,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 BUILD := build
+# make demo BOARD=simavr runs the real Uno firmware in simavr instead of the Python board.
+BOARD ?= python
 
 # Debian packages for the firmware and its simulator (hardware/, test/hardware/).
 APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev
@@ -61,7 +63,7 @@ test: setup
 
 demo: setup
 	@mkdir -p $(ROS_LOG_DIR)
-	$(PY) -m fabrik_ros.demo $(DEMO_ARGS)
+	$(PY) -m fabrik_ros.demo --board $(BOARD) $(DEMO_ARGS)
 
 soak: setup
 	@mkdir -p $(ROS_LOG_DIR)

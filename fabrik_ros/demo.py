@@ -7,6 +7,7 @@ sequence of targets (reachable ones, one out of reach, a NaN, one in a foreign f
 path) and waits, for each, until the board's pins emit the pulses of the commanded pose.
 
     python -m fabrik_ros.demo [--protocol native|ssc32|maestro] [--plot poses.png]
+    python -m fabrik_ros.demo --board simavr     # the real Uno firmware, running in simavr
 """
 
 import argparse
@@ -25,6 +26,7 @@ import numpy as np
 from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.nodes.demo_session import DemoError, DemoSession, Kind, Outcome, Row, Step
 from fabrik_ros.servo_io import Protocol, SimBoard
+from fabrik_ros.servo_io.simavr_board import build_hardware, SimavrBoard
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / 'config' / 'arm_4dof.yaml'
 
@@ -72,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument('--config', type=Path, default=DEFAULT_CONFIG,
                         help='arm parameter file (default: config/arm_4dof.yaml)')
     parser.add_argument('--plot', type=Path, help='draw the poses into this PNG file')
+    parser.add_argument('--board', choices=['python', 'simavr'], default='python',
+                        help='python: the simulated board of fabrik_ros.servo_io; simavr: the '
+                             'Uno firmware of hardware/ in the simavr simulator, measured on '
+                             'its pins (native protocol only)')
     return parser
 
 
@@ -83,11 +89,39 @@ def _keep_dds_on_loopback() -> None:
     os.environ.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
 
 
+class _SimavrPins:
+    """The firmware in simavr, seen as the demo sees any board: a port and its pins' pulses."""
+
+    protocol = Protocol.NATIVE
+
+    def __init__(self, link_path: str) -> None:
+        self._simavr = SimavrBoard(pty_link=link_path)
+        self.path = link_path
+
+    def __enter__(self) -> '_SimavrPins':
+        build_hardware('firmware', 'sim')
+        self.pty_path = self._simavr.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._simavr.stop()
+
+    def pulses(self) -> list[int]:
+        return self._simavr.held_pulses()
+
+
 def _run(arm: Arm, options: argparse.Namespace) -> tuple[list[Row], str]:
     with tempfile.TemporaryDirectory(prefix='fabrik_demo_') as folder:
-        board = SimBoard(Protocol(options.protocol), link_path=str(Path(folder) / 'ttyDEMO'))
+        link_path = str(Path(folder) / 'ttyDEMO')
+        if options.board == 'simavr':
+            if options.protocol != Protocol.NATIVE.value:
+                raise DemoError('--board simavr runs the fabrik_ros firmware: native protocol')
+            board = _SimavrPins(link_path)
+        else:
+            board = SimBoard(Protocol(options.protocol), link_path=link_path)
         with board, DemoSession(arm, board, options.config) as session:
-            print(f'simulated {board.protocol.value} board on {board.path} -> {board.pty_path}')
+            print(f'{options.board} {board.protocol.value} board on {board.path} '
+                  f'-> {board.pty_path}')
             session.wait_home()
             rows = [session.run(step) for step in SEQUENCE]
             return rows, session.driver_summary()

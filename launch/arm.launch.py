@@ -14,39 +14,13 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from fabrik_ros.launch_viewers import viewer_actions
+
 
 def generate_launch_description():
     """Describe fabrik_ik + servo_driver + optional robot_state_publisher and RViz."""
     share = FindPackageShare('fabrik_ros')
     config = LaunchConfiguration('config')
-
-    def wanted(name: str, package: str, context) -> bool:
-        """Return whether to start ``package``: true, false, or auto = when installed."""
-        from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
-        value = LaunchConfiguration(name).perform(context)
-        if value != 'auto':
-            return value == 'true'
-        try:
-            get_package_share_directory(package)
-        except PackageNotFoundError:
-            return False
-        return True
-
-    def viewers(context):
-        """Start robot_state_publisher with the arm's generated URDF, and RViz, if wanted."""
-        from fabrik_ros.kinematics import load_arm
-        from fabrik_ros.kinematics.urdf import arm_urdf
-        actions = []
-        if wanted('robot_state_publisher', 'robot_state_publisher', context):
-            urdf = arm_urdf(load_arm(config.perform(context)))
-            actions.append(Node(
-                package='robot_state_publisher', executable='robot_state_publisher',
-                output='screen', parameters=[{'robot_description': urdf}]))
-        if wanted('rviz', 'rviz2', context):
-            rviz_config = PathJoinSubstitution([share, 'config', 'rviz', 'fabrik.rviz'])
-            actions.append(Node(package='rviz2', executable='rviz2', output='screen',
-                                arguments=['-d', rviz_config]))
-        return actions
 
     return LaunchDescription([
         DeclareLaunchArgument(
@@ -78,5 +52,5 @@ def generate_launch_description():
                  'port': LaunchConfiguration('port'),
                  'baud': ParameterValue(LaunchConfiguration('baud'), value_type=int),
                  'protocol': LaunchConfiguration('protocol')}]),
-        OpaqueFunction(function=viewers),
+        OpaqueFunction(function=viewer_actions, args=[config]),
     ])

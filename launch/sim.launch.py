@@ -3,10 +3,12 @@
     ros2 launch fabrik_ros sim.launch.py                       # fabrik_ik + sim_arm (+ RViz)
     ros2 launch fabrik_ros sim.launch.py sim_device:=true      # fabrik_ik + servo_driver + board
     ros2 launch fabrik_ros sim.launch.py sim_device:=true protocol:=maestro rviz:=false
+    ros2 launch fabrik_ros sim.launch.py sim_device:=true board:=simavr   # the Uno firmware
 
 robot_state_publisher and rviz2 start where they are installed (`auto`), so the same file runs
-on a ROS 2 desktop and where only the Python wheels exist. fabrik_ik also follows RViz's
-Publish Point (/clicked_point) and 2D Goal Pose (/goal_pose) tools.
+on a ROS 2 desktop and where only the Python wheels exist. The launched RViz's Publish Point
+and 2D Goal Pose tools are remapped onto target_point and target_pose; fabrik_ik also follows
+/clicked_point and /goal_pose of an RViz started separately.
 """
 
 from launch import LaunchDescription
@@ -15,6 +17,9 @@ from launch.conditions import IfCondition, UnlessCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackagePrefix, FindPackageShare
+
+from fabrik_ros.launch_viewers import viewer_actions
+from fabrik_ros.servo_io.simavr_board import BUILD_DIR, build_hardware, FIRMWARE_ELF, HARNESS
 
 
 def generate_launch_description():
@@ -25,34 +30,6 @@ def generate_launch_description():
     protocol = LaunchConfiguration('protocol')
     link = LaunchConfiguration('link')
 
-    def wanted(name: str, package: str, context) -> bool:
-        """Return whether to start ``package``: true, false, or auto = when installed."""
-        from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
-        value = LaunchConfiguration(name).perform(context)
-        if value != 'auto':
-            return value == 'true'
-        try:
-            get_package_share_directory(package)
-        except PackageNotFoundError:
-            return False
-        return True
-
-    def viewers(context):
-        """Start robot_state_publisher with the arm's generated URDF, and RViz, if wanted."""
-        from fabrik_ros.kinematics import load_arm
-        from fabrik_ros.kinematics.urdf import arm_urdf
-        actions = []
-        if wanted('robot_state_publisher', 'robot_state_publisher', context):
-            urdf = arm_urdf(load_arm(config.perform(context)))
-            actions.append(Node(
-                package='robot_state_publisher', executable='robot_state_publisher',
-                output='screen', parameters=[{'robot_description': urdf}]))
-        if wanted('rviz', 'rviz2', context):
-            rviz_config = PathJoinSubstitution([share, 'config', 'rviz', 'fabrik.rviz'])
-            actions.append(Node(package='rviz2', executable='rviz2', output='screen',
-                                arguments=['-d', rviz_config]))
-        return actions
-
     def python_board(context):
         """Return the simulated board of fabrik_ros.servo_io.sim_device on a pty at `link`."""
         script = PathJoinSubstitution([FindPackagePrefix('fabrik_ros'), 'lib', 'fabrik_ros',
@@ -60,8 +37,20 @@ def generate_launch_description():
         return [ExecuteProcess(cmd=[script, '--protocol', protocol, '--link', link],
                                name='sim_device', output='screen')]
 
+    def simavr_board(context):
+        """Return the Uno firmware of hardware/ running in simavr, its UART on a pty at `link`.
+
+        Builds firmware and harness first (make -C hardware); needs a source checkout, found
+        beside the package or through FABRIK_ROS_HARDWARE_DIR.
+        """
+        build_hardware('firmware', 'sim')
+        return [ExecuteProcess(
+            cmd=[str(HARNESS), '--pty-link', link, '--log', '/dev/null',
+                 '--eeprom', str(BUILD_DIR / 'simavr_eeprom.bin'), str(FIRMWARE_ELF)],
+            name='simavr_board', output='screen')]
+
     # Simulated boards behind the pty at `link`, by the name given as board:=...
-    boards = {'python': python_board}
+    boards = {'python': python_board, 'simavr': simavr_board}
 
     def board(context):
         """Start the board named by board:=, for servo_driver to talk to."""
@@ -77,7 +66,8 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'board', default_value='python', choices=sorted(boards),
             description='With sim_device:=true, the simulated board: python = '
-                        'fabrik_ros.servo_io.sim_device on a pseudo-terminal'),
+                        'fabrik_ros.servo_io.sim_device on a pseudo-terminal; simavr = the '
+                        'Uno firmware of hardware/ in the simavr simulator (protocol:=native)'),
         DeclareLaunchArgument(
             'protocol', default_value='native', choices=['native', 'ssc32', 'maestro'],
             description='With sim_device:=true, the protocol board and driver speak'),
@@ -99,5 +89,5 @@ def generate_launch_description():
         Node(package='fabrik_ros', executable='servo_driver', output='screen',
              parameters=[config, {'port': link, 'protocol': protocol}],
              condition=IfCondition(sim_device)),
-        OpaqueFunction(function=viewers),
+        OpaqueFunction(function=viewer_actions, args=[config]),
     ])

@@ -32,10 +32,11 @@ def _rows(stdout: str) -> list[dict[str, str]]:
 
 @pytest.mark.ros
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize('protocol', ['native', 'maestro'])
-def test_demo_prints_every_step_as_expected_and_exits_0(protocol, tmp_path):
+@pytest.mark.parametrize('board, protocol', [('python', 'native'), ('python', 'maestro'),
+                                             ('simavr', 'native')])
+def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_path):
     plot = tmp_path / 'poses.png'
-    result, seconds = _run_demo('--protocol', protocol, '--plot', str(plot))
+    result, seconds = _run_demo('--board', board, '--protocol', protocol, '--plot', str(plot))
     assert result.returncode == 0, result.stdout + result.stderr
     assert seconds < 60.0
     rows = _rows(result.stdout)
@@ -60,3 +61,9 @@ def test_demo_refuses_an_unknown_protocol():
     result, _ = _run_demo('--protocol', 'dynamixel')
     assert result.returncode == 2
     assert "invalid choice: 'dynamixel'" in result.stderr
+
+
+def test_demo_refuses_the_simavr_board_with_a_foreign_protocol():
+    result, _ = _run_demo('--board', 'simavr', '--protocol', 'ssc32')
+    assert result.returncode == 1
+    assert 'native protocol' in result.stderr

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from fabrik_ros.servo_io.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 from test.hardware.frame_host import FrameHost
-from test.hardware.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 
 
 @pytest.fixture(scope='session')

@@ -8,14 +8,14 @@ import pytest
 
 from fabrik_ros.servo_io import protocol
 from fabrik_ros.servo_io.protocol import Command, Reply
-from test.hardware.frame_host import FrameHost
-from test.hardware.simavr_board import (
+from fabrik_ros.servo_io.simavr_board import (
     BUILD_DIR,
     build_hardware,
     FIRMWARE_ELF,
     HARNESS,
     SimavrBoard,
 )
+from test.hardware.frame_host import FrameHost
 
 # An Uno has 32 KiB of flash, 512 B of it taken by the Optiboot bootloader, and 2 KiB of RAM;
 # keep at least half the RAM for the stack.

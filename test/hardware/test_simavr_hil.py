@@ -19,8 +19,8 @@ from fabrik_ros.servo_io.protocol import (
     Reply,
     WatchdogAction,
 )
+from fabrik_ros.servo_io.simavr_board import CHANNELS, Pulse, SimavrBoard
 from test.hardware.frame_host import FrameHost
-from test.hardware.simavr_board import CHANNELS, Pulse, SimavrBoard
 
 BOARD_INFO = BoardInfo(1, CHANNELS, 'fabrik_servo_bridge')
 FRAME_S = 0.020

@@ -13,6 +13,8 @@ import pytest
 from test.package_layout import console_scripts, exec_depends, PACKAGE, REPO_ROOT
 
 LAUNCH_FILES = sorted((REPO_ROOT / 'launch').glob('*.launch.py'))
+# Launch actions the launch files import from the package.
+LAUNCH_HELPERS = [REPO_ROOT / 'fabrik_ros' / 'launch_viewers.py']
 # Started only when installed (`rviz:=auto`), so a headless robot need not install it.
 OPTIONAL_PACKAGES = {'rviz2'}
 CONFIG_SUFFIXES = ('.yaml', '.rviz', '.urdf')
@@ -48,7 +50,7 @@ def test_launch_file_defines_generate_launch_description(path: Path):
     assert 'generate_launch_description' in functions
 
 
-@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize('path', LAUNCH_FILES + LAUNCH_HELPERS, ids=lambda p: p.name)
 def test_every_executable_named_is_installed(path: Path):
     calls = _node_calls(ast.parse(path.read_text()))
     assert calls, f'{path.name} starts no node'

@@ -1,4 +1,4 @@
-"""Run the Uno firmware in simavr and watch its servo pins, for tests and demos.
+"""Run the Uno firmware in simavr and watch its servo pins, for tests, demos and launch files.
 
 :class:`SimavrBoard` starts ``hardware/build/fabrik_servo_sim`` (hardware/sim/), which runs
 ``fabrik_servo_bridge.elf`` on a simulated ATmega328P with UART0 on a pseudo-terminal. A host
@@ -19,6 +19,7 @@ or slow the host machine is.
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import os
 from pathlib import Path
 import shutil
 import signal
@@ -28,13 +29,16 @@ import threading
 import time
 from typing import IO, Optional
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-HARDWARE_DIR = REPO_ROOT / 'hardware'
+# The firmware sources live beside the package in a source checkout; elsewhere (an installed
+# package) FABRIK_ROS_HARDWARE_DIR names the hardware/ folder of a checkout.
+HARDWARE_DIR = Path(os.environ.get('FABRIK_ROS_HARDWARE_DIR',
+                                   Path(__file__).resolve().parents[2] / 'hardware'))
 BUILD_DIR = HARDWARE_DIR / 'build'
 FIRMWARE_ELF = BUILD_DIR / 'fabrik_servo_bridge.elf'
 HARNESS = BUILD_DIR / 'fabrik_servo_sim'
 F_CPU_HZ = 16_000_000
 CHANNELS = 6
+FRAME_PERIOD_S = 0.020
 # What building and simulating needs (Debian: gcc-avr avr-libc simavr libsimavr-dev libelf-dev).
 _TOOLS = ('make', 'cc', 'avr-gcc', 'avr-g++', 'avr-objcopy', 'avr-size')
 _FILES = ('/usr/include/simavr/sim_avr.h', '/usr/include/simavr/parts/uart_pty.h',
@@ -215,6 +219,22 @@ class SimavrBoard:
         with self._changed:
             return [pulse for pulse in self._log.pulses
                     if (channel is None or pulse.channel == channel) and pulse.rise_s >= since_s]
+
+    def held_pulses(self) -> list[int]:
+        """Return each channel's latest pulse width [µs, rounded], 0 for a pin gone quiet.
+
+        A pin is quiet when it has not pulsed within the last two 20 ms frames of simulated
+        time, which is what a detached channel looks like on a real Uno.
+        """
+        with self._changed:
+            since_s = self._log.now_s - 2 * FRAME_PERIOD_S
+            held = [0] * CHANNELS
+            for pulse in reversed(self._log.pulses):
+                if pulse.rise_s < since_s:
+                    break
+                if not held[pulse.channel]:
+                    held[pulse.channel] = round(pulse.width_us)
+            return held
 
     def wait_for(self, condition: Callable[[], object], timeout_s: float, what: str) -> None:
         """Block until ``condition()`` is true, re-checking it whenever the log grows.
