@@ -38,8 +38,8 @@ import solver_scaling  # noqa: E402
 RESULTS = BENCH / 'results.json'
 PLOTS = BENCH / 'plots'
 IK_BENCH_JSON = BENCH / 'out' / 'ik_bench.json'
-E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'sent', 'coalesced', 'lost', 'drift_ms',
-            'achieved_rate_hz', 'cpu_percent')
+E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'sent', 'coalesced', 'lost',
+            'unmatched_frames', 'drift_ms', 'achieved_rate_hz', 'cpu_percent')
 
 
 def machine() -> dict:

@@ -7,7 +7,9 @@ change comes with a measured gain. Each differs from its parent in one stated wa
   latest wins, as ServoLink does for pulses) instead of queueing 10, and ik_markers go out at
   most 30 times a second (the newest solution), not once per target.
 - :class:`PromptDriverNode`: a joint command is stepped and sent as it arrives instead of
-  waiting for the next control tick; the tick still runs for the speed-limited ramps.
+  waiting for the next control tick; the tick still runs for the speed-limited ramps, but a
+  tick with nothing to ramp no longer restarts the step clock (else a command arriving just
+  after an idle tick could move only ``speed × (time since that tick)`` at once).
 - :func:`composed_main`: both in one process, and the IK node hands each joint command to the
   driver by a function call instead of publishing it on joint_commands (no DDS hop).
 """
@@ -54,7 +56,16 @@ class PromptDriverNode(ServoDriverNode):
 
     def _on_joint_commands(self, msg: JointState) -> None:
         super()._on_joint_commands(msg)
-        self._on_control_timer()
+        self._step()
+
+    def _on_control_timer(self) -> None:
+        planner = self._planner
+        if planner.started and planner.sent == planner.target:
+            return
+        self._step()
+
+    def _step(self) -> None:
+        super()._on_control_timer()
 
 
 def ik_main(args=None) -> None:
