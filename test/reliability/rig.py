@@ -29,7 +29,7 @@ CALIBRATED_US = (900, 2100)
 # Quick moves, frequent reports, and a quick diagnostics period, as the node tests use.
 FAST = ('-p', 'home_move_time_s:=0.2', '-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0]',
         '-p', 'poll_rate_hz:=20.0', '-p', 'diagnostics_period_s:=0.1')
-OK, WARN, ERROR = DiagnosticStatus.OK, DiagnosticStatus.WARN, DiagnosticStatus.ERROR
+OK, ERROR = DiagnosticStatus.OK, DiagnosticStatus.ERROR
 
 
 def calibrated_config(directory: Path) -> Path:
@@ -70,10 +70,8 @@ class Rig:
                                                      '-p', 'diagnostics_period_s:=0.1']))
         self.driver = self.start_driver()
         self.probe = ros.probe()
-        self.states: list[JointState] = []
         self.commands_seen: list[JointState] = []
         self.diagnostics: dict[str, list[DiagnosticStatus]] = {}
-        self.probe.create_subscription(JointState, 'joint_states', self.states.append, 10)
         self.probe.create_subscription(JointState, 'joint_commands', self.commands_seen.append,
                                        100)
         self.probe.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,

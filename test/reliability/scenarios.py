@@ -1,6 +1,5 @@
 """Fault scenarios shared by the fast suite (few cycles) and the soak (many)."""
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 import random
 import time
@@ -17,21 +16,18 @@ RECONNECT_LIMIT_S = 1.0
 class CommandStream:
     """Publish joint_commands at a fixed rate from the probe's executor (a 200 Hz stream).
 
-    :param rig: whose probe publishes and whose arm's home the sweep circles.
-    :param pose_at: pose for a time since the start [s]; default a slow sweep around home.
+    :param rig: whose probe publishes; the poses sweep slowly around its arm's home.
     """
 
-    def __init__(self, rig: Rig, rate_hz: float = STREAM_HZ,
-                 pose_at: Callable[[float], Sequence[float]] | None = None) -> None:
+    def __init__(self, rig: Rig, rate_hz: float = STREAM_HZ) -> None:
         self.rig = rig
-        self.pose_at = pose_at or (lambda t: sweep_pose(rig.arm.home, t))
         self.sent = 0
         self.last: tuple[float, ...] = tuple(rig.arm.home)
         self.started_s = time.monotonic()
         self._timer = rig.probe.create_timer(1.0 / rate_hz, self._tick)
 
     def _tick(self) -> None:
-        self.last = tuple(self.pose_at(time.monotonic() - self.started_s))
+        self.last = sweep_pose(self.rig.arm.home, time.monotonic() - self.started_s)
         self.rig.commands.publish(joint_state(self.rig.arm.joint_names, self.last))
         self.sent += 1
 
