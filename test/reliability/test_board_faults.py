@@ -115,13 +115,31 @@ def test_one_percent_corrupted_bytes_no_wrong_pulse_and_every_lost_frame_sent_ag
 REPORT_RESOLUTION_US = {Protocol.NATIVE: 1, Protocol.SSC32: 10, Protocol.MAESTRO: 1}
 
 
+HOME_MOVE_S = 1.0
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
 def test_a_restarted_driver_moves_home_from_where_the_board_is_without_a_jump(
         make_rig, protocol, capfd):
     """The board keeps pulsing through the restart, and the move home starts where it is."""
-    home_move_s = 1.0
-    rig = make_rig(protocol, extra=('-p', f'home_move_time_s:={home_move_s}'))
+    rig = make_rig(protocol, extra=('-p', f'home_move_time_s:={HOME_MOVE_S}'))
+    figures = _restart(rig, capfd, f'faults.driver_restart_{protocol.value}')
+    assert 'from the reported pose' in figures.pop('log')
+    _assert_smooth(figures, REPORT_RESOLUTION_US[protocol])
+
+
+@pytest.mark.timeout(60)
+def test_a_restarted_driver_without_position_reports_takes_the_safe_start(make_rig, capfd):
+    """poll_rate_hz = 0: the driver cannot know the pose, so it moves home over the move time."""
+    rig = make_rig(extra=('-p', f'home_move_time_s:={HOME_MOVE_S}', '-p', 'poll_rate_hz:=0.0'))
+    figures = _restart(rig, capfd, 'faults.driver_restart_unreported')
+    assert 'from an unknown pose' in figures.pop('log')
+    _assert_smooth(figures, 1)
+
+
+def _restart(rig, capfd, name: str) -> dict:
+    """Put the arm at POSE_A, restart the driver, watch the board until the arm is home."""
     rig.wait_subscribed()
     rig.commands.publish(joint_state(rig.arm.joint_names, POSE_A))
     rig.wait_board_at(POSE_A, 'POSE_A before the restart')
@@ -142,18 +160,22 @@ def test_a_restarted_driver_moves_home_from_where_the_board_is_without_a_jump(
                        timeout_s=15.0, what='the restarted driver to bring the arm home',
                        during=sample)
     took_s = time.monotonic() - restarted_at
-    moves = [m for m in rig.board.moves_since(restarted_at) if m.target_us != m.start_us]
-    jumps = [m for m in moves if m.rate_us_per_s * home_move_s
-             > abs(m.target_us - m.start_us) * 1.05 + 1.0
-             and abs(m.target_us - m.start_us) > REPORT_RESOLUTION_US[protocol]]
     steps = [max(abs(b - a) for a, b in zip(p, q, strict=True))
              for p, q in zip([held] + samples, samples, strict=False)]
-    record(f'faults.driver_restart_{protocol.value}', {
-        'home_move_time_s': home_move_s, 'arrived_home_after_s': took_s,
-        'largest_step_between_samples_us': max(steps), 'samples': len(samples),
-        'limp_samples': len(limp)})
-    assert limp == [], f'servos detached during the restart at {limp[:3]} s'
-    assert 'from the reported pose' in capfd.readouterr().err
+    record(name, {'home_move_time_s': HOME_MOVE_S, 'arrived_home_after_s': took_s,
+                  'largest_step_between_samples_us': max(steps), 'samples': len(samples),
+                  'limp_samples': len(limp)})
+    moves = [m for m in rig.board.moves_since(restarted_at) if m.target_us != m.start_us]
+    return {'took_s': took_s, 'limp': limp, 'moves': moves, 'log': capfd.readouterr().err}
+
+
+def _assert_smooth(figures: dict, resolution_us: int) -> None:
+    """No servo went limp, and every move was at least as slow as the move home asks."""
+    assert figures['limp'] == [], f'servos detached during the restart at {figures["limp"][:3]} s'
+    moves = figures['moves']
     assert moves, 'the arm moves home'
+    jumps = [m for m in moves if m.rate_us_per_s * HOME_MOVE_S
+             > abs(m.target_us - m.start_us) * 1.05 + 1.0
+             and abs(m.target_us - m.start_us) > resolution_us]
     assert jumps == [], f'moves faster than home_move_time_s allows: {jumps}'
-    assert took_s >= home_move_s * 0.95
+    assert figures['took_s'] >= HOME_MOVE_S * 0.95
