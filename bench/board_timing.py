@@ -11,6 +11,8 @@ from collections import deque
 from dataclasses import dataclass
 import struct
 
+from priority import boost_current_thread
+
 from fabrik_ros.servo_io import Command, Frame, FrameDecoder, SimBoard
 from fabrik_ros.servo_io.protocol import CRC_SIZE, HEADER_SIZE, MAX_FRAME
 
@@ -34,9 +36,17 @@ class TimedFrame:
 class TimedBoard(SimBoard):
     """A SimBoard that records what it reads and when, for latency measurements."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, realtime: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._chunks: list[Chunk] = []
+        self._want_realtime = realtime
+        self.realtime = False
+
+    def _run(self) -> None:
+        """Run the board thread, at real-time priority if asked and allowed (priority.py)."""
+        if self._want_realtime:
+            self.realtime = boost_current_thread()
+        super()._run()
 
     def _line_in(self, data: bytes) -> float:
         """Record the chunk with its modelled arrival, then let the board wait for it."""

@@ -1,17 +1,19 @@
 """Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board at 115200 baud.
 
 This process publishes PointStamped targets at a fixed rate and hosts the simulated board
-(native protocol, on a pty, modelling the serial line, 115200 baud unless ``--baud``); with
-``--probe`` it also listens to joint_commands, to split the latency into the part up to the
-IK node's output and the rest (the probe adds a subscriber and a spinning thread here, so
-the headline figures come from runs without it). The nodes run as their own
-processes, either as the two executables or composed in one (``--layout``). Latency is the
-time from just before ``publish()`` to the arrival of the first byte of the SET_PULSES frame
-that carries the target's pulses (see target_matching.py for how frames are matched to
-targets). Per rate: median, p99, max; targets carried by a frame (sent) or superseded before
-one (coalesced); CPU per node process. A longer run at 500 Hz then tracks memory (RSS) and
-whether latency creeps up (a growing backlog). Prints a table and writes
-bench/out/e2e_latency.json.
+(native protocol, on a pty, modelling the serial line, 115200 baud unless ``--baud``). Both
+run at real-time priority where allowed (priority.py), so that a busy machine delays the
+nodes under test, not the measuring instrument. The nodes run as their own processes: the two
+executables, both composed in one (``--layout``), or the what-if variants of tuned_nodes.py.
+
+Latency is the time from just before ``publish()`` to the arrival of the first byte of the
+SET_PULSES frame that carries the target's pulses (target_matching.py explains how frames are
+matched to targets). Per rate: median, p99, max; targets carried by a frame (sent) or
+superseded before one (coalesced); CPU per process. A longer run at 500 Hz then tracks memory
+(RSS) and whether latency creeps up (a growing backlog). With ``--probe`` the benchmark also
+listens to joint_commands, to split the latency at the IK node's output (the probe adds a
+subscriber and a spinning thread, so headline figures come from runs without it). Prints a
+table and writes bench/out/e2e_latency.json.
 
     .venv/bin/python bench/e2e_latency.py [--quick] [--layout two_process composed]
 """
@@ -42,6 +44,7 @@ from node_processes import (  # noqa: E402
     parameter_file,
     start_nodes,
 )
+from priority import boost_current_thread, restore_current_thread  # noqa: E402
 import rclpy  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -123,20 +126,23 @@ class Rig:
     """The board, the node processes and the target publisher of one layout."""
 
     def __init__(self, layout: Layout, directory: Path, *, control_rate_hz: float,
-                 baud: int = BAUD, probe: bool = False,
+                 baud: int = BAUD, probe: bool = False, realtime: bool = True,
                  profile_dir: Optional[Path] = None) -> None:
         self.arm = load_arm(CONFIG)
         self.sweep = YawSweep(self.arm)
         self.sweep.check()
         self.points = self.sweep.points()
         self.board = TimedBoard(Protocol.NATIVE, channels=len(self.arm.joints),
-                                link_path=str(directory / 'ttyBENCH'), baud=baud).start()
+                                link_path=str(directory / 'ttyBENCH'), baud=baud,
+                                realtime=realtime).start()
         self.baud = baud
         settings = DriverSettings(self.board.path, len(self.arm.joints),
                                   control_rate_hz=control_rate_hz, baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
             layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
             profile_dir=profile_dir)
+        # after the nodes are spawned: they keep normal priority
+        self.publisher_realtime = realtime and boost_current_thread()
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node('e2e_bench', context=self.context)
@@ -177,6 +183,7 @@ class Rig:
 
     def close(self) -> dict[str, Optional[int]]:
         """Stop the nodes, the publisher and the board; return each process's exit code."""
+        restore_current_thread()
         codes = {p.name: p.stop() for p in self.processes}
         if self._spinner is not None:
             self._spinning.clear()
@@ -297,20 +304,22 @@ class RssSampler:
 
 def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
                    control_rate_hz: float = 500.0, baud: int = BAUD, probe: bool = False,
-                   profile_dir: Optional[Path] = None) -> dict:
+                   realtime: bool = True, profile_dir: Optional[Path] = None) -> dict:
     """Run every rate and the soak on one layout; return figures and raw latencies."""
     with tempfile.TemporaryDirectory() as directory:
         rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz, baud=baud,
-                  probe=probe, profile_dir=profile_dir)
+                  probe=probe, realtime=realtime, profile_dir=profile_dir)
         try:
             rig.wait_ready()
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
                                                budget.warmup_s) for rate in rates_hz}
             soak = run_segment(rig, SOAK_RATE_HZ, budget.soak_s, budget.warmup_s,
                                sample_rss=True)
+            instrument_realtime = rig.publisher_realtime and rig.board.realtime
         finally:
             exit_codes = rig.close()
     return {'layout': layout.value, 'control_rate_hz': control_rate_hz, 'baud': baud,
+            'instrument_realtime': instrument_realtime,
             'rates': {rate: s.figures() for rate, s in segments.items()},
             'soak': {**soak.figures(), 'seconds': budget.soak_s,
                      'rss_kib': soak.rss_kib,
@@ -358,6 +367,8 @@ def main() -> None:
     parser.add_argument('--control-rate-hz', type=float, default=500.0,
                         help="servo_driver's control_rate_hz")
     parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
+    parser.add_argument('--no-realtime', action='store_true',
+                        help='run the board and publisher threads at normal priority')
     parser.add_argument('--probe', action='store_true',
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
@@ -369,7 +380,8 @@ def main() -> None:
     for layout in map(Layout, args.layout):
         results[layout.value] = measure_layout(layout, budget,
                                                control_rate_hz=args.control_rate_hz,
-                                               baud=args.baud, probe=args.probe)
+                                               baud=args.baud, probe=args.probe,
+                                               realtime=not args.no_realtime)
         print_layout(results[layout.value])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
