@@ -73,7 +73,7 @@ class Budget:
     soak_s: float = 60.0
 
 
-QUICK = Budget(seconds_per_rate=0.4, warmup_s=0.1, soak_s=1.0)
+QUICK = Budget(seconds_per_rate=0.25, warmup_s=0.05, soak_s=0.5)
 
 
 @dataclass
