@@ -15,13 +15,18 @@ from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.board_layout import BoardLayout
+from fabrik_ros.nodes.cause_throttle import CauseThrottle
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
     Level,
     status_name,
 )
-from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.joint_states import (
+    joint_state_msg,
+    JointCommandError,
+    positions_by_name,
+)
 from fabrik_ros.nodes.motion import MotionPlanner, Send
 from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.slew import SlewLimiter
@@ -77,6 +82,7 @@ class ServoDriverNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._arm = declare_arm(self)
         self._names = self._arm.joint_names
+        self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._declare_own_parameters()
         self._layout = BoardLayout.of(self._arm)
         self._planner = MotionPlanner(SlewLimiter(tuple(self._parameter('max_speed_rad_s'))),
@@ -175,11 +181,11 @@ class ServoDriverNode(Node):
     # -- commands ----------------------------------------------------------------------------
 
     def _on_joint_commands(self, msg: JointState) -> None:
-        targets = positions_by_name(msg, self._names, self._planner.target)
-        if targets is None:
-            self.get_logger().warning(
-                f'joint_commands ignored: no finite position for any of {list(self._names)} '
-                f'in names {list(msg.name)}', throttle_duration_sec=_WARN_EVERY_S)
+        try:
+            targets = positions_by_name(msg, self._names, self._planner.target)
+        except JointCommandError as error:
+            if self._rejections.allow(error.cause):
+                self.get_logger().warning(f'joint_commands ignored: {error}')
             return
         clamped = tuple(j.clamp(t) for j, t in zip(self._arm.joints, targets, strict=True))
         if clamped != targets:

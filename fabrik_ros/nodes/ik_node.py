@@ -16,6 +16,7 @@ from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import IkResult
 from fabrik_ros.nodes.arm_params import declare_arm, with_solver_changes
+from fabrik_ros.nodes.cause_throttle import CauseThrottle
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -23,7 +24,11 @@ from fabrik_ros.nodes.diagnostics import (
     status_name,
 )
 from fabrik_ros.nodes.interactive_target import InteractiveTarget
-from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.joint_states import (
+    joint_state_msg,
+    JointCommandError,
+    positions_by_name,
+)
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.path_follower import PathFollower
@@ -73,6 +78,7 @@ class FabrikIkNode(Node):
         self._follower: Optional[PathFollower] = None
         self._path_started_s = 0.0
         self._stats = SolveStats()
+        self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -154,7 +160,8 @@ class FabrikIkNode(Node):
 
     def _reject(self, error: TargetError) -> None:
         self._stats.record_rejected()
-        self.get_logger().warning(f'target dropped: {error}', throttle_duration_sec=_WARN_EVERY_S)
+        if self._rejections.allow(error.cause):
+            self.get_logger().warning(f'target dropped: {error}')
 
     def _on_target_path(self, msg: Path) -> None:
         try:
@@ -183,9 +190,10 @@ class FabrikIkNode(Node):
 
     def _on_joint_states(self, msg: JointState) -> None:
         fallback = self._joint_states or self._last_command or tuple(self._arm.home)
-        positions = positions_by_name(msg, self._names, fallback)
-        if positions is not None:
-            self._joint_states = positions
+        try:
+            self._joint_states = positions_by_name(msg, self._names, fallback)
+        except JointCommandError:
+            return  # joint_states of other joints (a gripper, another arm) are no seed
 
     # -- solving -----------------------------------------------------------------------------
 

@@ -7,7 +7,12 @@ from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.nodes.arm_params import declare_arm
-from fabrik_ros.nodes.joint_states import joint_state_msg, positions_by_name
+from fabrik_ros.nodes.cause_throttle import CauseThrottle
+from fabrik_ros.nodes.joint_states import (
+    joint_state_msg,
+    JointCommandError,
+    positions_by_name,
+)
 from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.slew import SlewLimiter
 from fabrik_ros.nodes.spin import spin_until_shutdown
@@ -34,18 +39,18 @@ class SimArmNode(Node):
         self._slew = SlewLimiter(tuple(speed for _ in self._names))
         self._positions = tuple(joint.home_rad for joint in self._arm.joints)
         self._targets = self._positions
+        self._rejections = CauseThrottle(5.0)
         self._last_step: Optional[Time] = None
         self._publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_timer(1.0 / rate, self._on_timer)
 
     def _on_joint_commands(self, msg: JointState) -> None:
-        targets = positions_by_name(msg, self._names, self._targets)
-        if targets is None:
-            self.get_logger().warning(
-                f'joint_commands ignored: names {list(msg.name)} with positions '
-                f'{list(msg.position)} do not give finite positions for any of '
-                f'{list(self._names)}', throttle_duration_sec=5.0)
+        try:
+            targets = positions_by_name(msg, self._names, self._targets)
+        except JointCommandError as error:
+            if self._rejections.allow(error.cause):
+                self.get_logger().warning(f'joint_commands ignored: {error}')
             return
         clamped = tuple(joint.clamp(t) for joint, t in zip(self._arm.joints, targets,
                                                             strict=True))

@@ -1,6 +1,7 @@
 """Turn incoming target messages into checked points in the arm's base frame."""
 
 from dataclasses import dataclass
+from enum import Enum
 import math
 from typing import Optional
 
@@ -10,8 +11,20 @@ from nav_msgs.msg import Path
 Vector = tuple[float, float, float]
 
 
+class TargetCause(Enum):
+    """Why a target message was refused; the node throttles its warnings per cause."""
+
+    NOT_FINITE = 'not finite'
+    WRONG_FRAME = 'wrong frame'
+    EMPTY_PATH = 'empty path'
+
+
 class TargetError(ValueError):
     """A target message the IK node cannot use (non-finite, or in another frame)."""
+
+    def __init__(self, cause: TargetCause, message: str) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,8 @@ def targets_from_path(msg: Path, base_frame: str) -> list[Target]:
     """
     _check_frame('target_path', msg.header.frame_id, base_frame)
     if not msg.poses:
-        raise TargetError('target_path has no poses, needs at least one')
+        raise TargetError(TargetCause.EMPTY_PATH,
+                          'target_path has no poses, needs at least one')
     targets = []
     for index, stamped in enumerate(msg.poses):
         where = f'target_path.poses[{index}]'
@@ -67,14 +81,15 @@ def _target_of(pose: Pose, where: str) -> Target:
 
 def _check_frame(where: str, frame_id: str, base_frame: str) -> None:
     if frame_id not in ('', base_frame):
-        raise TargetError(f"{where}: frame_id '{frame_id}' is not the arm's base frame "
+        raise TargetError(TargetCause.WRONG_FRAME,
+                          f"{where}: frame_id {frame_id!r} is not the arm's base frame "
                           f"'{base_frame}' (no tf2 here: send targets in '{base_frame}')")
 
 
 def _finite_point(where: str, point) -> Vector:
     values = (float(point.x), float(point.y), float(point.z))
     if not all(math.isfinite(v) for v in values):
-        raise TargetError(f'{where}: position {values} is not finite')
+        raise TargetError(TargetCause.NOT_FINITE, f'{where}: position {values} is not finite')
     return values
 
 
@@ -82,7 +97,8 @@ def _approach_axis(where: str, q) -> Optional[Vector]:
     """Return the rotated x axis of quaternion ``q``, or None for an unset (zero) one."""
     w, x, y, z = float(q.w), float(q.x), float(q.y), float(q.z)
     if not all(math.isfinite(v) for v in (w, x, y, z)):
-        raise TargetError(f'{where}: orientation {(x, y, z, w)} is not finite')
+        raise TargetError(TargetCause.NOT_FINITE,
+                          f'{where}: orientation {(x, y, z, w)} is not finite')
     norm_sq = w * w + x * x + y * y + z * z
     if norm_sq == 0.0:
         return None
