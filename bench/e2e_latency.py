@@ -21,6 +21,7 @@ table and writes bench/out/e2e_latency.json.
 import argparse
 from dataclasses import dataclass, field, replace
 import json
+import os
 from pathlib import Path
 import sys
 import tempfile
@@ -306,6 +307,7 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
                    control_rate_hz: float = 500.0, baud: int = BAUD, probe: bool = False,
                    realtime: bool = True, profile_dir: Optional[Path] = None) -> dict:
     """Run every rate and the soak on one layout; return figures and raw latencies."""
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as directory:
         rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz, baud=baud,
                   probe=probe, realtime=realtime, profile_dir=profile_dir)
@@ -320,6 +322,8 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
             exit_codes = rig.close()
     return {'layout': layout.value, 'control_rate_hz': control_rate_hz, 'baud': baud,
             'instrument_realtime': instrument_realtime,
+            # other processes compete for the cores: the 1-minute load average around the run
+            'loadavg_1min': [load_before, os.getloadavg()[0]],
             'rates': {rate: s.figures() for rate, s in segments.items()},
             'soak': {**soak.figures(), 'seconds': budget.soak_s,
                      'rss_kib': soak.rss_kib,
@@ -331,9 +335,10 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
 
 def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
+    load = '–'.join(f'{x:.1f}' for x in result['loadavg_1min'])
     print(f'end to end, {result["layout"]} (driver control rate '
-          f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud), target published → '
-          'first byte of its frame')
+          f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud; load average {load}), '
+          'target published → first byte of its frame')
     print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"sent":>6} {"coalesc":>7} '
           f'{"lost":>4} {"drift":>6}  CPU % per process')
     rows = [(rate, figures) for rate, figures in result['rates'].items()]

@@ -148,7 +148,10 @@ def main() -> None:
             'config': 'config/arm_4dof.yaml', 'protocol': 'native',
             'driver_control_rate_hz': e2e['e2e']['control_rate_hz'],
             'runs': {run.key: {'layout': run.layout.value, 'baud': run.baud,
-                               'what_if': run.what_if} for run in runs(args.quick)}},
+                               'what_if': run.what_if,
+                               'loadavg_1min': e2e[run.key]['loadavg_1min'],
+                               'instrument_realtime': e2e[run.key]['instrument_realtime']}
+                     for run in runs(args.quick)}},
     }
     results['machine']['loadavg_after'] = os.getloadavg()
     written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
