@@ -65,3 +65,16 @@ def test_plots_are_png_files(quick_run):
     for name in ('e2e_latency.png', 'e2e_what_if.png', 'solver_scaling.png',
                  'solver_configs.png'):
         assert (out / 'plots' / name).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(120)
+def test_readme_tables_render_from_the_results(quick_run):
+    _, out = quick_run
+    done = subprocess.run([sys.executable, str(ROOT / 'bench' / 'readme_tables.py'),
+                           str(out / 'results.json')], check=True, capture_output=True,
+                          text=True, timeout=30)
+    for config in CONFIGS:
+        assert f'| {config} |' in done.stdout
+    assert '| two_process, 115200 baud | 500 |' in done.stdout
+    assert '| composed, 115200 baud | 500 |' in done.stdout

@@ -1,0 +1,79 @@
+"""Print the README's performance tables (markdown) from bench/results.json.
+
+Usage: ``.venv/bin/python bench/readme_tables.py [path/to/results.json]``.
+"""
+
+import json
+from pathlib import Path
+import sys
+
+RESULTS = Path(__file__).resolve().parent / 'results.json'
+
+
+def solver_table(results: dict) -> list[str]:
+    """Return the per-config solver table."""
+    lines = ['| config | success | median µs (ours) | median µs (textbook) | batch solves/s |',
+             '|---|---:|---:|---:|---:|']
+    for name, f in results['solver'].items():
+        lines.append(f'| {name} | {f["success_rate"]:.1%} | {f["median_us"]:.0f} | '
+                     f'{f["baseline_median_us"]:.0f} | {f["batch_solves_per_s"]:,.0f} |')
+    return lines
+
+
+def e2e_table(results: dict, keys: tuple[str, ...]) -> list[str]:
+    """Return the end-to-end table of the given runs: p50 / p99 / max and sent / coalesced."""
+    setup = results['e2e_setup']['runs']
+    lines = ['| run | rate | p50 ms | p99 ms | max ms | sent | coalesced | CPU % |',
+             '|---|---:|---:|---:|---:|---:|---:|---|']
+    for key in keys:
+        run = setup[key]
+        label = f'{run["layout"]}, {run["baud"]} baud'
+        for rate, f in results[key].items():
+            shown = f'{f["rate_hz"]:.0f} ({f["seconds"]:.0f} s)' if rate == 'soak' else rate
+            cpu = ', '.join(f'{n.split()[0]} {v:.0f}' for n, v in f['cpu_percent'].items())
+            lines.append(f'| {label} | {shown} | {f["p50_ms"]:.2f} | {f["p99_ms"]:.2f} | '
+                         f'{f["max_ms"]:.1f} | {f["sent"]} | {f["coalesced"]} | {cpu} |')
+    return lines
+
+
+def scaling_table(results: dict) -> list[str]:
+    """Return the scaling table at 95 % reach: µs and iterations, ours vs textbook."""
+    lines = ['| chain | bones | ours µs | textbook µs | iterations (both) | reached (ours) |',
+             '|---|---:|---:|---:|---:|---:|']
+    for row in results['solver_scaling']:
+        if row['reach'] != 0.95:
+            continue
+        o, t = row['ours'], row['textbook']
+        lines.append(f'| {row["variant"]} | {row["links"]} | {o["median_us"]:.0f} | '
+                     f'{t["median_us"]:.0f} | {o["iterations_median"]:.0f} / '
+                     f'{t["iterations_median"]:.0f} | {o["reached_rate"]:.0%} |')
+    return lines
+
+
+def serial_table(results: dict) -> list[str]:
+    """Return the serial table per protocol."""
+    lines = ['| protocol | bytes per 6-servo command | line limit | reached the board |',
+             '|---|---:|---:|---:|']
+    for name, f in results['serial'].items():
+        lines.append(f'| {name} ({f["command"]}) | {f["bytes_per_command"]} | '
+                     f'{f["line_limit_hz"]:.0f} Hz | {f["max_rate_hz"]:.0f} Hz |')
+    return lines
+
+
+def main() -> None:
+    """Print every table."""
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
+    results = json.loads(path.read_text(encoding='utf-8'))
+    shipped = ('e2e', 'e2e_composed')
+    what_if = tuple(k for k in results['e2e_setup']['runs'] if k not in shipped)
+    for title, lines in (('Solver', solver_table(results)),
+                         ('End to end, shipped nodes', e2e_table(results, shipped)),
+                         ('End to end, what-if fixes', e2e_table(results, what_if)),
+                         ('Scaling at 95 % reach', scaling_table(results)),
+                         ('Serial', serial_table(results))):
+        print(f'\n{title}\n')
+        print('\n'.join(lines))
+
+
+if __name__ == '__main__':
+    main()
