@@ -28,7 +28,8 @@ def e2e_table(results: dict, keys: tuple[str, ...]) -> list[str]:
     for key in keys:
         run = setup[key]
         label = f'{run["layout"]}, {run["baud"]} baud'
-        for rate, f in results[key].items():
+        rows = [*results[key].items(), ('soak', results['soak'][key])]
+        for rate, f in rows:
             shown = f'{f["rate_hz"]:.0f} ({f["seconds"]:.0f} s)' if rate == 'soak' else rate
             cpu = ', '.join(f'{n.split()[0]} {v:.0f}' for n, v in f['cpu_percent'].items())
             lines.append(f'| {label} | {shown} | {f["p50_ms"]:.2f} | {f["p99_ms"]:.2f} | '

@@ -114,14 +114,17 @@ def end_to_end(quick: bool) -> dict:
 
 def e2e_summary(result: dict) -> dict:
     """Return the per-rate figures of one layout, as results.json holds them."""
-    rates = {rate: {key: figures[key] for key in E2E_KEYS}
-             for rate, figures in result['rates'].items()}
+    return {rate: {key: figures[key] for key in E2E_KEYS}
+            for rate, figures in result['rates'].items()}
+
+
+def soak_summary(result: dict) -> dict:
+    """Return the long run's figures: latency, counts, CPU and memory [KiB]."""
     soak = result['soak']
-    rates['soak'] = {'rate_hz': soak['rate_hz'], 'seconds': soak['seconds'],
-                     **{key: soak[key] for key in E2E_KEYS},
-                     'rss_start_kib': {n: s[0] for n, s in soak['rss_kib'].items()},
-                     'rss_growth_kib': soak['rss_growth_kib']}
-    return rates
+    return {'rate_hz': soak['rate_hz'], 'seconds': soak['seconds'],
+            **{key: soak[key] for key in E2E_KEYS},
+            'rss_start_kib': {name: s[0] for name, s in soak['rss_kib'].items()},
+            'rss_growth_kib': soak['rss_growth_kib']}
 
 
 def main() -> None:
@@ -144,6 +147,7 @@ def main() -> None:
         'machine': machine(), 'quick': args.quick, 'command': 'make bench',
         'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
         **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
+        'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
         'e2e_setup': {
             'config': 'config/arm_4dof.yaml', 'protocol': 'native',
             'driver_control_rate_hz': e2e['e2e']['control_rate_hz'],
