@@ -19,11 +19,10 @@ from geometry_msgs.msg import Point, PointStamped
 import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
-from sensor_msgs.msg import JointState
 
 from fabrik_ros.kinematics import load_arm
+from test.reliability.board_process import BoardProcess
 from test.reliability.results import percentile
-from test.reliability.tapped_board import TappedBoard
 
 RADIUS_M, HEIGHT_M = 0.15, 0.10
 YAW_MIN, YAW_STEP = -1.0, 0.0005       # triangle: 4000 targets up from -1 rad, 4000 down
@@ -54,10 +53,9 @@ class SoakRecord:
 
     published: int = 0
     publish_at: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    ik_latency: list[tuple[float, float]] = field(default_factory=list)     # (t, s)
     board_latency: list[tuple[float, float]] = field(default_factory=list)  # (t, s)
     rss_mb: list[tuple[float, float]] = field(default_factory=list)         # (t, MB)
-    commands: int = 0
+    board_stall_s: float = 0.0      # longest pause of the simulated board's thread
     final_base_us: int = 0          # the base servo's target at the end
     expected_base_us: int = 0       # the base servo pulse of the last target published
     diagnostics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -136,8 +134,8 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
     """Run the 1 kHz stream for ``duration_s`` through fabrik_arm and a TappedBoard."""
     namespace = f'/soak_{os.getpid()}'
     arm = load_arm(config)
-    board = TappedBoard(link_path=str(tmp_path / 'ttySOAK')).start()
-    process = start_fabrik_arm(config, namespace, board.path, tmp_path / 'fabrik_arm.log')
+    board = BoardProcess(str(tmp_path / 'ttySOAK')).start()
+    process = start_fabrik_arm(config, namespace, board.link_path, tmp_path / 'fabrik_arm.log')
     record = SoakRecord()
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -147,14 +145,6 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
     stream = TargetStream(namespace, rate_hz, duration_s)
     yaw_channel = arm.servo_map.calibrations[0]
     try:
-        def on_command(msg: JointState) -> None:
-            now = time.monotonic()
-            record.commands += 1
-            index = index_of(msg.position[0], stream.published - 1)
-            if index >= 0:
-                sent = stream.publish_at[index]
-                record.ik_latency.append((sent - stream.started_at, now - sent))
-
         def on_diagnostics(msg: DiagnosticArray) -> None:
             for status in msg.status:
                 if status.name.startswith(namespace.lstrip('/') + '/'):
@@ -164,12 +154,11 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
                     if stream.started_at:
                         record.worst_level[node] = max(record.worst_level.get(node, 0), level)
 
-        watcher.create_subscription(JointState, 'joint_commands', on_command, 1000)
         watcher.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 50)
         stream.wait_subscribed(30.0)
-        _wait_board_following(board, executor, 30.0)
+        _wait_board_moving(board, executor, 30.0)
         stream.start()
-        seen_moves, next_rss = 0, 0.0
+        next_rss = 0.0
         while stream.is_alive():
             executor.spin_once(timeout_sec=0.01)
             now = time.monotonic()
@@ -177,13 +166,13 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
                 assert process.poll() is None, 'fabrik_arm died; see fabrik_arm.log'
                 record.rss_mb.append((now - stream.started_at, rss_mb(process.pid)))
                 next_rss = now + 1.0
-                seen_moves = _board_latency(board, stream, yaw_channel, seen_moves, record)
+                _board_latency(board, stream, yaw_channel, record)
         end = time.monotonic() + 3.0
         while time.monotonic() < end:
             executor.spin_once(timeout_sec=0.05)
+        _board_latency(board, stream, yaw_channel, record)
         record.published = stream.published
         record.publish_at = stream.publish_at
-        record.final_base_us = board.targets()[0]
         last_yaw = target_yaw(stream.published - 1)
         record.expected_base_us = round(yaw_channel.pulse_us(last_yaw))
     finally:
@@ -193,35 +182,35 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
         rclpy.shutdown(context=context)
         process.terminate()
         process.wait(10.0)
-        board.stop()
+        final = board.stop()
+    record.final_base_us = final['targets'][0]
+    record.board_stall_s = final['longest_stall_s']
     return record
 
 
-def _wait_board_following(board: TappedBoard, executor, timeout_s: float) -> None:
+def _wait_board_moving(board: BoardProcess, executor, timeout_s: float) -> None:
+    """Wait for fabrik_arm's safe start to reach the board (its first move)."""
     deadline = time.monotonic() + timeout_s
-    while not all(board.enabled[:4]):
+    while not board.moves():
         if time.monotonic() > deadline:
-            raise AssertionError('fabrik_arm never enabled the servos')
+            raise AssertionError('fabrik_arm never commanded the board')
         executor.spin_once(timeout_sec=0.05)
 
 
-def _board_latency(board: TappedBoard, stream: TargetStream, yaw_channel, seen: int,
-                   record: SoakRecord) -> int:
+def _board_latency(board: BoardProcess, stream: TargetStream, yaw_channel,
+                   record: SoakRecord) -> None:
     """Add the latency of each new base-servo move: its time minus its target's publication.
 
     The pulse has 1 µs steps (about 5 targets of yaw here), so each latency is good to ±3 ms.
     """
-    moves = list(board.moves)
     published = stream.publish_at
-    for move in moves[seen:]:
-        if move.channel != 0 or move.at_s < stream.started_at:
+    for at_s, pulse_us in board.moves():
+        if at_s < stream.started_at:
             continue
-        latest = int(np.searchsorted(published[:stream.published], move.at_s)) - 1
-        index = index_of(yaw_channel.angle_rad(float(move.target_us)), latest)
+        latest = int(np.searchsorted(published[:stream.published], at_s)) - 1
+        index = index_of(yaw_channel.angle_rad(float(pulse_us)), latest)
         if index >= 0:
-            record.board_latency.append((move.at_s - stream.started_at,
-                                         move.at_s - stream.publish_at[index]))
-    return len(moves)
+            record.board_latency.append((at_s - stream.started_at, at_s - published[index]))
 
 
 def window_p99(samples: list[tuple[float, float]], start_s: float, end_s: float) -> float:

@@ -88,6 +88,8 @@ class TappedBoard(SimBoard):
         self.delivered = bytearray()     # host bytes as the firmware got them (corrupted)
         self.replied = bytearray()       # the firmware's replies before the line corrupts them
         self.plugged_at: list[float] = []
+        self.longest_stall_s = 0.0       # longest gap between two steps of the board thread
+        self._last_step_at: float | None = None
         self._host_bytes = bytearray()
         self._noise: deque[bytes] = deque()
         self._tap_lock = threading.Lock()
@@ -102,6 +104,13 @@ class TappedBoard(SimBoard):
     def _plug(self) -> None:
         super()._plug()
         self.plugged_at.append(time.monotonic())
+
+    def _step(self, master: int, readable: bool) -> None:
+        now = time.monotonic()
+        if self._last_step_at is not None and master >= 0:
+            self.longest_stall_s = max(self.longest_stall_s, now - self._last_step_at)
+        self._last_step_at = now if master >= 0 else None
+        super()._step(master, readable)
 
     def _read(self, master: int) -> bytes:
         data = super()._read(master)
@@ -130,6 +139,13 @@ class TappedBoard(SimBoard):
         """Return every byte the host wrote so far, as it wrote them."""
         with self._tap_lock:
             return bytes(self._host_bytes)
+
+    def take_moves(self) -> list[Move]:
+        """Return the moves recorded so far and forget them (keeps a long run's memory flat)."""
+        count = len(self.moves)
+        taken = self.moves[:count]
+        del self.moves[:count]
+        return taken
 
     def moves_since(self, at_s: float) -> list[Move]:
         """Return the moves made at or after ``at_s`` [s, monotonic]."""
