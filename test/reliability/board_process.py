@@ -11,19 +11,21 @@ import os
 import queue
 import time
 
+from test.reliability.priority import boost_current_thread
 from test.reliability.tapped_board import TappedBoard
 
 _REPORT_S = 0.1
 
 
 def _serve(link_path: str, channel: int, moves, results, stop) -> None:
+    boosted = boost_current_thread()      # before the board thread starts: it inherits it
     board = TappedBoard(link_path=link_path).start()
     try:
         while not stop.wait(_REPORT_S):
             moves.put([(m.at_s, m.target_us) for m in board.take_moves() if m.channel == channel])
         moves.put([(m.at_s, m.target_us) for m in board.take_moves() if m.channel == channel])
         results.put({'targets': board.targets(), 'enabled': board.enabled,
-                     'longest_stall_s': board.longest_stall_s})
+                     'longest_stall_s': board.longest_stall_s, 'realtime': boosted})
     finally:
         board.stop()
 
@@ -65,7 +67,7 @@ class BoardProcess:
                 return taken
 
     def stop(self, timeout_s: float = 10.0) -> dict:
-        """Stop the board; return its final targets, enable bits and longest thread stall."""
+        """Stop the board; return its final targets, enable bits, longest stall, priority."""
         self._stop.set()
         try:
             return self._results.get(timeout=timeout_s)

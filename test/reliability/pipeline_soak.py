@@ -22,6 +22,7 @@ from rclpy.executors import SingleThreadedExecutor
 
 from fabrik_ros.kinematics import load_arm
 from test.reliability.board_process import BoardProcess
+from test.reliability.priority import boost_current_thread
 from test.reliability.results import percentile
 
 RADIUS_M, HEIGHT_M = 0.15, 0.10
@@ -56,6 +57,7 @@ class SoakRecord:
     board_latency: list[tuple[float, float]] = field(default_factory=list)  # (t, s)
     rss_mb: list[tuple[float, float]] = field(default_factory=list)         # (t, MB)
     board_stall_s: float = 0.0      # longest pause of the simulated board's thread
+    instrument_realtime: bool = False  # board and target source ran at SCHED_FIFO
     final_base_us: int = 0          # the base servo's target at the end
     expected_base_us: int = 0       # the base servo pulse of the last target published
     diagnostics: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -73,6 +75,7 @@ class TargetStream(threading.Thread):
         self.started_at = 0.0
         self.published = 0
         self.stop = threading.Event()
+        self.realtime = False
         self._context = rclpy.Context()
         rclpy.init(context=self._context)
         self._node = rclpy.create_node('soak_targets', namespace=namespace,
@@ -90,6 +93,7 @@ class TargetStream(threading.Thread):
     def run(self) -> None:
         """Publish on an absolute schedule (no drift), catching up at most one period late."""
         period = 1.0 / self.rate_hz
+        self.realtime = boost_current_thread()
         self.started_at = time.monotonic()
         for index in range(self.count):
             due = self.started_at + index * period
@@ -185,6 +189,7 @@ def run_soak(config: Path, tmp_path: Path, *, duration_s: float,
         final = board.stop()
     record.final_base_us = final['targets'][0]
     record.board_stall_s = final['longest_stall_s']
+    record.instrument_realtime = final['realtime'] and stream.realtime
     return record
 
 

@@ -69,6 +69,7 @@ def test_soak_1khz_targets_through_the_whole_pipeline(config, tmp_path):
         'target_to_board_p50_s': percentile([v for _, v in soak.board_latency], 0.5),
         'target_to_board_p99_first_s': board_p99[0], 'target_to_board_p99_last_s': board_p99[1],
         'board_thread_longest_stall_s': soak.board_stall_s,
+        'instrument_realtime_priority': soak.instrument_realtime,
         'board_commands': int(driver.get('commands', -1)),
         'link_reply_timeouts_retried': int(driver.get('timeouts', -1)),
         'link_retries': int(driver.get('retries', -1)),
