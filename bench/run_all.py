@@ -135,6 +135,7 @@ def main() -> None:
     parser.add_argument('--plots', type=Path, default=PLOTS, help='directory for the PNGs')
     args = parser.parse_args()
     started = time.monotonic()
+    measured_on = machine()
     solver = solver_configs.run(quick=args.quick)
     solver_configs.print_table(solver)
     scaling = solver_scaling.run(quick=args.quick)
@@ -144,7 +145,7 @@ def main() -> None:
     serial_figures.print_table(serial)
     e2e = end_to_end(args.quick)
     results = {
-        'machine': machine(), 'quick': args.quick, 'command': 'make bench',
+        'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
         'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
         **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
         'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
