@@ -27,6 +27,8 @@ pytestmark = [pytest.mark.ros]
 # means a callback blocked (measured values are a few ms; the margin is for a loaded machine).
 SPIN_LIMIT_S = 0.1
 POSE_A = (0.6, 1.0, -0.9, 0.5)
+# Frames at the end of a snapshot of the line that may not have been answered or re-sent yet.
+IN_FLIGHT_FRAMES = 5
 
 
 def _stream_running(rig) -> CommandStream:
@@ -84,6 +86,9 @@ def test_one_percent_corrupted_bytes_no_wrong_pulse_and_every_lost_frame_sent_ag
     board = rig.board
     sent = host_frames(board.host_bytes())
     lost = lost_in_transit(sent, host_frames(bytes(board.delivered)))
+    # The last few may still be in flight or awaiting their re-send when the snapshot is taken.
+    tail = [i for i in lost if i >= len(sent) - IN_FLIGHT_FRAMES]
+    lost = [i for i in lost if i not in tail]
     resent = [i for i in lost if sent[i] in sent[i + 1:]]
     # After max_retries the link gives the request up; the next one of that command replaces it.
     replaced = [i for i in lost if i not in resent
@@ -99,13 +104,15 @@ def test_one_percent_corrupted_bytes_no_wrong_pulse_and_every_lost_frame_sent_ag
         'corrupt_rate': 0.01, 'frames_sent': len(sent),
         'set_pulses_sent': sum(1 for f in sent if f.cmd == Command.SET_PULSES),
         'frames_lost_in_transit': len(lost), 'resent_identically': len(resent),
-        'replaced_by_newer_request': len(replaced), 'board_bad_crc_nacks': bad_crc_nacks,
+        'replaced_by_newer_request': len(replaced), 'lost_at_the_tail_not_judged': len(tail),
+        'board_bad_crc_nacks': bad_crc_nacks,
         'link_nacks': int(values['nacks']), 'link_timeouts': int(values['timeouts']),
         'link_retries': int(values['retries']), 'board_moves': len(board.moves),
         'wrong_pulses': len(wrong)})
     assert len(lost) >= 5, 'the corruption should have hit some frames'
-    assert sorted(resent + replaced) == lost
-    assert wrong == []
+    unrepaired = [(i, sent[i]) for i in lost if i not in resent + replaced]
+    assert unrepaired == [], f'lost and never sent again (of {len(sent)} frames): {unrepaired}'
+    assert wrong == [], wrong[:5]
     assert pulses_outside_calibration(rig) == []
     assert bad_crc_nacks > 0 and int(values['retries']) > 0
 
