@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use('Agg')
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter, ScalarFormatter  # noqa: E402
+from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 
 GOAL_MS = 2.0
@@ -25,8 +25,7 @@ def latency_plot(layouts: dict, path: Path) -> Path:
                           label=f'{rate} Hz (p99 {np.percentile(values, 99):.1f} ms)')
         axis.axvline(GOAL_MS, color='grey', linestyle=':', label='2 ms goal')
         axis.set_xscale('log')
-        axis.xaxis.set_major_formatter(ScalarFormatter())
-        axis.xaxis.set_minor_formatter(NullFormatter())
+        _ms_ticks(axis.xaxis)
         axis.set_xlabel('target published → first byte of its frame on the board [ms]')
         axis.set_title(f'{result["layout"].replace("_", " ")}, driver at '
                        f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud')
@@ -50,9 +49,9 @@ def what_if_plot(runs: dict, path: Path) -> Path:
     axis.axhline(GOAL_MS, color='grey', linestyle=':', label='2 ms goal')
     axis.set_xscale('log')
     axis.set_yscale('log')
-    axis.xaxis.set_major_formatter(ScalarFormatter())
+    axis.set_xticks([50, 100, 200, 500, 1000], ['50', '100', '200', '500', '1000'])
     axis.xaxis.set_minor_formatter(NullFormatter())
-    axis.yaxis.set_major_formatter(ScalarFormatter())
+    _ms_ticks(axis.yaxis)
     axis.set_xlabel('target rate [Hz]')
     axis.set_ylabel('target → first byte of its frame [ms]')
     axis.set_title('shipped nodes vs what-if fixes (tuned_nodes.py)')
@@ -105,6 +104,13 @@ def configs_plot(solver: dict, path: Path) -> Path:
     axis.grid(True, axis='y', alpha=0.3)
     axis.legend()
     return _save(figure, path)
+
+
+def _ms_ticks(axis) -> None:
+    """Label a logarithmic millisecond axis at 1-2-5 steps."""
+    axis.set_major_locator(FixedLocator([0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500]))
+    axis.set_major_formatter(FormatStrFormatter('%g'))
+    axis.set_minor_formatter(NullFormatter())
 
 
 def _save(figure, path: Path) -> Path:
