@@ -64,6 +64,8 @@ class ServoDriverNode(Node):
       (if it does), then the arm moves to its home pose over ``home_move_time_s`` (longer if
       the speed limits need it), then follows
       ``joint_commands`` (matched by joint name) at no more than ``max_speed_rad_s`` per joint.
+      A command is stepped toward and sent as it arrives; the ``control_rate_hz`` tick carries
+      on the moves the speed limits spread over time.
     - Commands are latched (the command-timeout behaviour is *hold*): without new commands
       the arm finishes the move to the last one and holds it, however long that is. If the
       driver itself dies, the board's watchdog (native protocol, ``board_timeout_s``) holds or
@@ -87,7 +89,8 @@ class ServoDriverNode(Node):
         self._layout = BoardLayout.of(self._arm)
         self._planner = MotionPlanner(SlewLimiter(tuple(self._parameter('max_speed_rad_s'))),
                                       self._arm.home,
-                                      home_move_s=self._parameter('home_move_time_s'))
+                                      home_move_s=self._parameter('home_move_time_s'),
+                                      step_s=1.0 / self._parameter('control_rate_hz'))
         self._link = self._open_link()
         self._enabled = True
         self._ready_since: Optional[float] = None
@@ -193,8 +196,12 @@ class ServoDriverNode(Node):
                                       f'clamped to {clamped}',
                                       throttle_duration_sec=_WARN_EVERY_S)
         self._planner.command(clamped)
+        if self._link.state is LinkState.READY and self._enabled and self._planner.started:
+            # Step now rather than on the next tick: up to a control period sooner.
+            self._send(self._planner.step(time.monotonic()))
 
     def _on_control_timer(self) -> None:
+        """Start once the board answers, then continue ramps the speed limits spread out."""
         now = time.monotonic()
         if self._link.state is not LinkState.READY or not self._enabled:
             self._ready_since, self._told_pose = None, False

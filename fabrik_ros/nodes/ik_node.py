@@ -48,6 +48,10 @@ _WARN_EVERY_S = 2.0
 _INTERACTIVE = 'interactive target'
 # Latched so that RViz, started later, still shows the last solution.
 _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# Drawing markers costs more than a solve; RViz needs no more than a screen's worth a second.
+_MARKER_RATE_HZ = 30.0
+# Targets are positions, not steps: when solving falls behind, only the newest one matters.
+_LATEST_TARGET = 1
 
 
 class FabrikIkNode(Node):
@@ -59,6 +63,9 @@ class FabrikIkNode(Node):
     - A target that is not finite or not in the base frame (an empty frame_id means the base
       frame) is dropped with a throttled warning. An unreachable one moves the arm to the
       closest pose within limits, with a warning and WARN diagnostics.
+    - Target subscriptions keep only the newest message (a burst leaves one solve: the
+      latest); path poses all count, so ``target_path`` queues as usual.
+    - ``ik_markers`` show the newest solution at most 30 times a second (latched).
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``solver.tolerance_m``, ``solver.max_iterations``, ``solver.min_improvement_m`` and
@@ -87,6 +94,8 @@ class FabrikIkNode(Node):
         self._path_timer = self.create_timer(1.0 / self._path_rate_hz, self._on_path_timer)
         self._path_timer.cancel()
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
+        self._unpublished: Optional[tuple] = None
+        self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], reached=True)
         self._interactive = None
         if self._parameter('interactive_target'):
@@ -115,12 +124,14 @@ class FabrikIkNode(Node):
         return self.get_parameter(name).value
 
     def _subscribe_targets(self) -> None:
-        self.create_subscription(PointStamped, 'target_point', self._on_target_point, 10)
-        self.create_subscription(PoseStamped, 'target_pose', self._on_target_pose, 10)
+        latest = _LATEST_TARGET
+        self.create_subscription(PointStamped, 'target_point', self._on_target_point, latest)
+        self.create_subscription(PoseStamped, 'target_pose', self._on_target_pose, latest)
         self.create_subscription(Path, 'target_path', self._on_target_path, 10)
         if self._parameter('follow_rviz_tools'):
-            self.create_subscription(PointStamped, '/clicked_point', self._on_target_point, 10)
-            self.create_subscription(PoseStamped, '/goal_pose', self._on_target_pose, 10)
+            self.create_subscription(PointStamped, '/clicked_point', self._on_target_point,
+                                     latest)
+            self.create_subscription(PoseStamped, '/goal_pose', self._on_target_pose, latest)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse solver options the core refuses, with its reason; apply the others."""
@@ -210,8 +221,19 @@ class FabrikIkNode(Node):
         self._last_command = tuple(float(a) for a in result.angles)
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
-        self._publish_markers(result.angles, position_m, reached=result.reached)
+        self._unpublished = (result.angles, position_m, result.reached)
+        if self._marker_timer.is_canceled():
+            self._marker_timer.reset()
         return result
+
+    def _on_marker_timer(self) -> None:
+        """Publish the newest solution if one came since the last; else rest until one does."""
+        if self._unpublished is None:
+            self._marker_timer.cancel()
+            return
+        angles, target_m, reached = self._unpublished
+        self._unpublished = None
+        self._publish_markers(angles, target_m, reached=reached)
 
     def _publish_markers(self, angles, target_m, *, reached: bool) -> None:
         stamp = self.get_clock().now().to_msg()

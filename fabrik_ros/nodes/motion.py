@@ -24,23 +24,35 @@ class MotionPlanner:
       ``home_move_s`` (longer if the speed limits need it and the start pose is known).
     - Commands that arrive before or during the first move home are kept and followed once
       it ends; :meth:`go_home` (the ~/home service) replaces them with the home pose.
-    - Afterwards every :meth:`step` moves each joint toward the latest command by at most its
-      speed limit times the time since the previous step, and the board interpolates over
-      that same time, so the motion is a smooth ramp.
+    - Afterwards :meth:`step` may be called at any time (on a control tick, or as soon as a
+      command arrives). Each step aims to have the board arrive one ``step_s`` from now: a
+      joint moves toward the latest command by at most its speed limit times the time that
+      adds beyond where the previous step already reaches, and the board interpolates until
+      then, so no joint exceeds its speed, however the steps are spaced, and a command after
+      an idle spell moves at once by a full step.
     - Commands are latched: with no new command the arm completes the move to the last one
       and holds there. Nothing on the host times out.
     """
 
     def __init__(self, slew: SlewLimiter, home_rad: Sequence[float], *,
-                 home_move_s: float) -> None:
-        """Plan from ``home_rad`` [rad]; ``home_move_s`` [s] is the shortest move home."""
+                 home_move_s: float, step_s: float) -> None:
+        """Plan from ``home_rad`` [rad].
+
+        :param home_move_s: the shortest move home [s]
+        :param step_s: how far ahead a step reaches [s], the control period
+        :raises ValueError: if ``step_s`` is not > 0
+        """
+        if not step_s > 0.0:
+            raise ValueError(f'step_s = {step_s!r}, must be > 0.0')
         self._slew = slew
         self._home = tuple(float(a) for a in home_rad)
         self.home_move_s = home_move_s
+        self._step_s = step_s
         self._sent: Optional[Angles] = None
         self._target: Angles = self._home
         self._busy_until = 0.0
-        self._last_step_s: Optional[float] = None
+        # When the board reaches the angles last sent, if they have been interpolated to.
+        self._arrive_s = 0.0
 
     @property
     def started(self) -> bool:
@@ -88,21 +100,25 @@ class MotionPlanner:
             move_s = max(move_s, self._slew.duration_s(self._sent, self._home))
         self._sent = self._home
         self._busy_until = now_s + move_s
-        self._last_step_s = self._busy_until
+        self._arrive_s = self._busy_until
         return Send(self._home, move_s)
 
     def step(self, now_s: float) -> Optional[Send]:
-        """Return the next speed-limited step toward the target, or None if there is none."""
+        """Return the next speed-limited step toward the target, or None if there is none.
+
+        Nothing sent, nothing changes: a step after an idle spell still reaches a full
+        ``step_s`` ahead instead of the time since the last call.
+        """
         if self._sent is None or now_s < self._busy_until:
             return None
-        dt_s = now_s - (self._last_step_s if self._last_step_s is not None else now_s)
-        self._last_step_s = now_s
-        angles = self._slew.step(self._sent, self._target, dt_s)
+        from_s = max(self._arrive_s, now_s)
+        angles = self._slew.step(self._sent, self._target, now_s + self._step_s - from_s)
         if angles == self._sent:
             return None
+        self._arrive_s = from_s + self._slew.duration_s(self._sent, angles)
         self._sent = angles
-        return Send(angles, dt_s)
+        return Send(angles, self._arrive_s - now_s)
 
     def pause(self, now_s: float) -> None:
         """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""
-        self._last_step_s = now_s
+        self._arrive_s = now_s

@@ -264,3 +264,21 @@ def test_a_six_servo_arm_holds_its_gripper_at_home_and_maps_a_reversed_servo(mak
     assert rig.board.limits[5] == (1000, 2000)
     rig.ros.spin_until(lambda: all(rig.board.enabled), timeout_s=10.0,
                        what='every channel, the gripper included, to be enabled')
+
+
+def test_a_command_after_an_idle_spell_reaches_the_board_before_the_next_control_tick(
+        make_rig):
+    period_s = 1.0   # the slowest control rate: a tick-bound send would wait up to 1 s
+    rig = make_rig(Protocol.NATIVE, extra=['-p', f'control_rate_hz:={1.0 / period_s}'])
+    rig.wait_board_targets(ARM.home, 'home')
+    home_s = time.monotonic()   # a tick sent home just before: the next one is a period on
+    # Spin (not sleep) past that next, idle tick and past the link's one-send-a-period limit.
+    rig.ros.spin_until(lambda: time.monotonic() > home_s + 1.1 * period_s, timeout_s=10.0,
+                       what='the idle tick to pass')
+    rig.command(POSE_A)
+    sent_s = time.monotonic()
+    expected = _pulses(POSE_A)   # 20 rad/s: the whole move fits in one step
+    rig.ros.spin_until(lambda: list(rig.board.targets()[:LAYOUT.channels]) == expected,
+                       timeout_s=0.4 * period_s,
+                       what=lambda: f'POSE_A on the board, not {rig.board.targets()}')
+    assert time.monotonic() - sent_s < 0.4 * period_s

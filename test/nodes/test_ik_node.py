@@ -1,6 +1,7 @@
 """fabrik_ik with sim_arm in one process: targets in, joint states out, bad input survived."""
 
 import math
+import time
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
@@ -99,15 +100,18 @@ def test_point_target_ends_with_joint_states_whose_fk_is_within_1_mm(ros, arm_ar
 def test_non_finite_and_wrong_frame_targets_are_dropped_and_the_node_keeps_serving(
         ros, arm_args):
     rig = Rig(ros, arm_args, sim_arm=False)
-    rig.publish('target_point', PointStamped, _point((math.nan, 0.0, 0.1)))
-    rig.publish('target_point', PointStamped, _point((0.1, 0.0, math.inf)))
-    rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id='world'))
+    bad = [_point((math.nan, 0.0, 0.1)), _point((0.1, 0.0, math.inf)),
+           _point(REACHABLE, frame_id='world')]
+    for count, msg in enumerate(bad, 1):   # one at a time: targets are latest-wins
+        rig.publish('target_point', PointStamped, msg)
+        rig.latest_diagnostic(lambda s, n=str(count): _values(s).get('rejected targets') == n,
+                              f'diagnostics counting {count} rejected targets')
     rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id=''))
     command = rig.wait_for_commands(1)
     assert np.linalg.norm(_tip(command.position) - REACHABLE) < TOOL_MM
-    status = rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '3',
-                                   'diagnostics counting 3 rejected targets')
-    assert status.level == b'\x00'
+    status = rig.latest_diagnostic(lambda s: s.level == b'\x00' and _values(s)['solves'] != '0',
+                                   'OK diagnostics after the good target')
+    assert _values(status)['rejected targets'] == '3'
     assert len(rig.commands) == 1, 'only the good target moved the arm'
 
 
@@ -123,8 +127,10 @@ def test_unreachable_target_moves_to_the_closest_pose_and_says_so(ros, arm_args)
     assert ARM.within_limits(command.position)
     status = rig.latest_diagnostic(lambda s: s.level == b'\x01', 'WARN diagnostics')
     assert 'out of reach' in status.message
-    target_marker = [m for m in rig.markers[-1].markers if m.id == 2][0]
-    assert target_marker.color.r > target_marker.color.g, 'an unreached target is drawn red'
+    def target_marker():
+        return [m for m in rig.markers[-1].markers if m.id == 2][0]
+    rig.ros.spin_until(lambda: target_marker().color.r > target_marker().color.g,
+                       timeout_s=10.0, what='the unreached target drawn red')
 
 
 def test_runtime_solver_parameters_are_validated_with_a_reason(ros, arm_args):
@@ -191,3 +197,39 @@ def test_without_interactive_markers_the_node_runs_without_the_3d_target(ros, ar
     assert not rig.ik.serves_interactive_target
     rig.publish('target_point', PointStamped, _point(REACHABLE))
     rig.wait_for_commands(1)
+
+
+def test_a_burst_of_targets_leaves_only_the_newest_solved(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    rig.wait_for_commands(1)
+    burst = [(0.12 + 0.001 * i, 0.0, 0.12) for i in range(50)]
+    for xyz in burst:   # all published before fabrik_ik gets a turn to spin
+        rig.publish('target_point', PointStamped, _point(xyz))
+    rig.ros.spin_until(lambda: np.linalg.norm(_tip(rig.commands[-1].position) - burst[-1])
+                       < TOOL_MM, timeout_s=10.0, what='the newest target to be solved')
+    rig.publish('target_point', PointStamped, _point(REACHABLE))   # after the whole burst
+    rig.ros.spin_until(lambda: np.linalg.norm(_tip(rig.commands[-1].position) - REACHABLE)
+                       < TOOL_MM, timeout_s=10.0, what='the target after the burst')
+    assert len(rig.commands) - 2 <= 3, f'{len(rig.commands) - 2} of 50 queued targets solved'
+
+
+def test_markers_show_the_newest_solution_at_most_30_times_a_second(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    arrivals = []
+    rig.probe.create_subscription(
+        MarkerArray, 'ik_markers', lambda msg: arrivals.append((time.monotonic(), msg)),
+        QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    targets = [(0.15, 0.002 * i - 0.05, 0.12) for i in range(50)]
+    for count, xyz in enumerate(targets, 1):
+        rig.publish('target_point', PointStamped, _point(xyz))
+        rig.wait_for_commands(count)
+
+    def chain_tip():
+        return np.array([[p.x, p.y, p.z] for p in arrivals[-1][1].markers[0].points][-1])
+    newest = _tip(rig.commands[-1].position)
+    rig.ros.spin_until(lambda: np.linalg.norm(chain_tip() - newest) < TOOL_MM,
+                       timeout_s=10.0, what='markers of the newest solution')
+    assert len(arrivals) < 1 + len(targets), 'one marker array per solve'
+    gaps = [b[0] - a[0] for a, b in zip(arrivals[1:], arrivals[2:], strict=False)]
+    assert all(gap > 0.5 / 30.0 for gap in gaps), f'marker arrays {gaps} s apart'
