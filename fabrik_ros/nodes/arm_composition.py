@@ -1,8 +1,9 @@
 """fabrik_arm: fabrik_ik and servo_driver in one process, spun by one executor.
 
-The same nodes as the two executables, with the same parameters and topics; joint commands
-still travel over DDS, but within one process there is no second interpreter and no process
-switch between a target and its serial frame. The price: one Python thread runs both nodes'
+The same nodes as the two executables, with the same parameters and topics. fabrik_ik hands
+each joint command to servo_driver by a call (and still publishes it on joint_commands for
+everyone else), so there is no DDS hop, no second interpreter and no process switch between a
+target and its serial frame. The price: one Python thread runs both nodes'
 callbacks, so on a small machine it saturates sooner than two processes on two cores
 (bench/e2e_latency.py measures both).
 """
@@ -27,8 +28,9 @@ def main(args: Optional[list[str]] = None) -> None:
     nodes = []
     executor = SingleThreadedExecutor()
     try:
-        nodes.append(FabrikIkNode())
-        nodes.append(ServoDriverNode())
+        driver = ServoDriverNode()
+        nodes.append(driver)
+        nodes.insert(0, FabrikIkNode(command_sink=driver.command))
     except (ValueError, ParameterException) as error:
         rclpy.logging.get_logger('fabrik_ros').fatal(f'cannot start: {error}')
         _stop(executor, nodes)

@@ -1,6 +1,9 @@
 """servo_driver: joint commands in, calibrated pulses out to a serial servo board."""
 
+from collections import deque
+from collections.abc import Sequence
 import enum
+import math
 import time
 from typing import Optional
 
@@ -55,6 +58,8 @@ _CHOICES = {'protocol': [p.value for p in Protocol],
 _WARN_EVERY_S = 5.0
 _START_WAIT_S = 0.5      # after connecting, the longest wait for a first position report
 _SHUTDOWN_SYNC_S = 1.0
+# Handed-over commands whose published copy has not come back yet; more are lost copies.
+_HANDED_OVER_KEPT = 64
 
 
 class ServoDriverNode(Node):
@@ -96,6 +101,7 @@ class ServoDriverNode(Node):
         self._ready_since: Optional[float] = None
         self._told_pose = False
         self._clamped: tuple[str, ...] = ()
+        self._handed_over: deque[tuple[float, ...]] = deque(maxlen=_HANDED_OVER_KEPT)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
@@ -190,6 +196,30 @@ class ServoDriverNode(Node):
             if self._rejections.allow(error.cause):
                 self.get_logger().warning(f'joint_commands ignored: {error}')
             return
+        if targets in self._handed_over:
+            # The published copy of a command handed over by a call: taken already, and by
+            # now perhaps replaced by a newer one.
+            self._handed_over.remove(targets)
+            return
+        self._follow(targets)
+
+    def command(self, angles_rad: Sequence[float]) -> None:
+        """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
+
+        For a node in the same process (``fabrik_arm``), which saves the DDS hop: the command
+        is clamped, speed-limited and sent as one from joint_commands would be. The copy the
+        caller also publishes on joint_commands is recognised and not taken a second time.
+
+        :raises ValueError: if there is not one finite angle per joint
+        """
+        angles = tuple(float(a) for a in angles_rad)
+        if len(angles) != len(self._names) or not all(math.isfinite(a) for a in angles):
+            raise ValueError(f'angles_rad = {angles!r}, must hold {len(self._names)} finite '
+                             f'values (one per joint: {", ".join(self._names)})')
+        self._handed_over.append(angles)
+        self._follow(angles)
+
+    def _follow(self, targets: tuple[float, ...]) -> None:
         clamped = tuple(j.clamp(t) for j, t in zip(self._arm.joints, targets, strict=True))
         if clamped != targets:
             self.get_logger().warning(f'joint_commands {targets} outside the joint limits, '

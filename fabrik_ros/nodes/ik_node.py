@@ -1,5 +1,6 @@
 """fabrik_ik: target poses, points and paths in; joint commands and IK markers out."""
 
+from collections.abc import Callable
 import math
 import time
 from typing import Optional
@@ -68,11 +69,14 @@ class FabrikIkNode(Node):
     - ``ik_markers`` show the newest solution at most 30 times a second (latched).
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
+    - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
+      before it is published: a driver in the same process takes it without a DDS hop.
     - ``solver.tolerance_m``, ``solver.max_iterations``, ``solver.min_improvement_m`` and
       ``solver.bend`` can be changed at run time; bad values are refused with the reason.
     """
 
-    def __init__(self, **node_options) -> None:
+    def __init__(self, *, command_sink: Optional[Callable[[tuple[float, ...]], None]] = None,
+                 **node_options) -> None:
         super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
                          **node_options)
         self._arm = None
@@ -80,6 +84,7 @@ class FabrikIkNode(Node):
         self._arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
         self._declare_own_parameters()
         self._names = self._arm.joint_names
+        self._command_sink = command_sink
         self._last_command: Optional[tuple[float, ...]] = None
         self._joint_states: Optional[tuple[float, ...]] = None
         self._follower: Optional[PathFollower] = None
@@ -219,6 +224,8 @@ class FabrikIkNode(Node):
                 f'{source} {_fmt(position_m)} is out of reach: moving to the closest pose, '
                 f'{1e3 * result.error:.1f} mm away', throttle_duration_sec=_WARN_EVERY_S)
         self._last_command = tuple(float(a) for a in result.angles)
+        if self._command_sink is not None:
+            self._command_sink(self._last_command)
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
         self._unpublished = (result.angles, position_m, result.reached)

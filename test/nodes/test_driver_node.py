@@ -282,3 +282,24 @@ def test_a_command_after_an_idle_spell_reaches_the_board_before_the_next_control
                        timeout_s=0.4 * period_s,
                        what=lambda: f'POSE_A on the board, not {rig.board.targets()}')
     assert time.monotonic() - sent_s < 0.4 * period_s
+
+
+def test_a_handed_over_command_is_sent_and_its_late_published_copy_not_taken_again(make_rig):
+    rig = make_rig(Protocol.NATIVE)
+    rig.wait_board_targets(ARM.home, 'home')
+    rig.driver.command(POSE_A)
+    rig.driver.command(POSE_B)
+    rig.wait_board_targets(POSE_B, 'the newest handed-over command')
+    rig.command(POSE_A)   # the copy of POSE_A, published and arriving after POSE_B
+    # Only the first joint: the others keep the latest target, POSE_B unless the copy won.
+    rig.command((0.1,), names=ARM.joint_names[:1])
+    rig.wait_board_targets((0.1, *POSE_B[1:]), 'POSE_B with the first joint moved')
+    assert rig.driver.latest_command == pytest.approx((0.1, *POSE_B[1:]))
+
+
+def test_a_handed_over_command_must_hold_one_finite_angle_per_joint(make_rig):
+    rig = make_rig(Protocol.NATIVE)
+    for bad in (POSE_A[:3], (math.nan, *POSE_A[1:])):
+        with pytest.raises(ValueError) as raised:
+            rig.driver.command(bad)
+        assert 'must hold 4 finite values' in str(raised.value)

@@ -233,3 +233,18 @@ def test_markers_show_the_newest_solution_at_most_30_times_a_second(ros, arm_arg
     assert len(arrivals) < 1 + len(targets), 'one marker array per solve'
     gaps = [b[0] - a[0] for a, b in zip(arrivals[1:], arrivals[2:], strict=False)]
     assert all(gap > 0.5 / 30.0 for gap in gaps), f'marker arrays {gaps} s apart'
+
+
+def test_a_command_sink_gets_each_joint_command_as_published(ros, arm_args):
+    handed = []
+    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args,
+                         command_sink=handed.append))
+    probe = ros.probe()
+    commands = []
+    probe.create_subscription(JointState, 'joint_commands', commands.append, 10)
+    publisher = probe.create_publisher(PointStamped, 'target_point', 10)
+    ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
+                   what='fabrik_ik to subscribe target_point')
+    publisher.publish(_point(REACHABLE))
+    ros.spin_until(lambda: commands, timeout_s=10.0, what='the published joint command')
+    assert handed == [tuple(commands[0].position)]
