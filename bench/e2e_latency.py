@@ -4,7 +4,7 @@ This process publishes PointStamped targets at a fixed rate and hosts the simula
 (native protocol, on a pty, modelling the serial line, 115200 baud unless ``--baud``). Both
 run at real-time priority where allowed (priority.py), so that a busy machine delays the
 nodes under test, not the measuring instrument. The nodes run as their own processes: the two
-executables, both composed in one (``--layout``), or the what-if variants of tuned_nodes.py.
+executables, or both composed in one, ``fabrik_arm`` (``--layout``).
 
 Latency is the time from just before ``publish()`` to the arrival of the first byte of the
 SET_PULSES frame that carries the target's pulses (target_matching.py explains how frames are
@@ -367,8 +367,8 @@ def main() -> None:
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
     parser.add_argument('--seconds', type=float, help='measured seconds per rate')
     parser.add_argument('--soak', type=float, help='seconds of the 500 Hz soak')
-    parser.add_argument('--layout', nargs='+', choices=[x.value for x in Layout],
-                        default=[x.value for x in Layout])
+    shipped = [Layout.TWO_PROCESS.value, Layout.COMPOSED.value]
+    parser.add_argument('--layout', nargs='+', choices=shipped, default=shipped)
     parser.add_argument('--control-rate-hz', type=float, default=500.0,
                         help="servo_driver's control_rate_hz")
     parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')

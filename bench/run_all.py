@@ -4,8 +4,8 @@
 FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4dof solver
 study (ik_bench.py, its own process), serial bytes and rates per protocol (serial_bench.py's
 measurements), and end to end, target to serial frame, with the nodes as two processes and
-composed in one (e2e_latency.py), plus what-if variants of the nodes with the fixes the profile
-suggests (tuned_nodes.py). About 8 minutes on a 2-core machine; ``--quick`` runs every part
+composed in one (e2e_latency.py), plus a what-if: the composed nodes with the board's line at
+1 Mbaud instead of 115200 baud. About 6 minutes on a 2-core machine; ``--quick`` runs every part
 with a tiny budget (seconds) to check that the suite works.
 
     .venv/bin/python bench/run_all.py [--quick] [--out bench/results.json]
@@ -83,11 +83,7 @@ class E2eRun:
 E2E_RUNS = (
     E2eRun('e2e', Layout.TWO_PROCESS),
     E2eRun('e2e_composed', Layout.COMPOSED),
-    E2eRun('e2e_what_if_two_process_tuned', Layout.TWO_PROCESS_TUNED, what_if=True,
-           in_quick=False),
-    E2eRun('e2e_what_if_composed_tuned', Layout.COMPOSED_TUNED, what_if=True),
-    E2eRun('e2e_what_if_composed_tuned_1mbaud', Layout.COMPOSED_TUNED, 1_000_000,
-           what_if=True, in_quick=False),
+    E2eRun('e2e_what_if_composed_1mbaud', Layout.COMPOSED, 1_000_000, what_if=True),
 )
 WHAT_IF_BUDGET = e2e_latency.Budget(seconds_per_rate=4.0, soak_s=15.0)
 
