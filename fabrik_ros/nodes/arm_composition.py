@@ -3,9 +3,9 @@
 The same nodes as the two executables, with the same parameters and topics. fabrik_ik hands
 each joint command to servo_driver by a call (and still publishes it on joint_commands for
 everyone else), so there is no DDS hop, no second interpreter and no process switch between a
-target and its serial frame. The price: one Python thread runs both nodes'
-callbacks, so on a small machine it saturates sooner than two processes on two cores
-(bench/e2e_latency.py measures both).
+target and its serial frame. The price: one Python thread runs both nodes' callbacks, so on a
+small machine it saturates sooner than two processes on two cores (bench/e2e_latency.py
+measures both).
 """
 
 from typing import Optional
