@@ -2,9 +2,8 @@
 
 Layouts: ``two_process`` runs fabrik_ik and servo_driver as the two executables do;
 ``composed`` runs both in one process and one executor (fabrik_ros.nodes.arm_composition,
-the ``fabrik_arm`` executable); ``two_process_tuned`` and ``composed_tuned`` run the what-if
-variants of tuned_nodes.py, to measure proposed fixes. CPU and memory come from /proc, so
-nothing inside the nodes is changed or slowed down to measure them.
+the ``fabrik_arm`` executable). CPU and memory come from /proc, so nothing inside the nodes
+is changed or slowed down to measure them.
 """
 
 from dataclasses import dataclass
@@ -28,17 +27,12 @@ class Layout(enum.Enum):
 
     TWO_PROCESS = 'two_process'
     COMPOSED = 'composed'
-    TWO_PROCESS_TUNED = 'two_process_tuned'
-    COMPOSED_TUNED = 'composed_tuned'
 
 
 _PROCESSES = {
     Layout.TWO_PROCESS: (('fabrik_ik', 'fabrik_ros.nodes.ik_node:main'),
                          ('servo_driver', 'fabrik_ros.nodes.driver_node:main')),
     Layout.COMPOSED: (('fabrik_arm', 'fabrik_ros.nodes.arm_composition:main'),),
-    Layout.TWO_PROCESS_TUNED: (('fabrik_ik', 'tuned_nodes:ik_main'),
-                               ('servo_driver', 'tuned_nodes:driver_main')),
-    Layout.COMPOSED_TUNED: (('fabrik_arm', 'tuned_nodes:composed_main'),),
 }
 
 

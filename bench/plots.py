@@ -54,7 +54,7 @@ def what_if_plot(runs: dict, path: Path) -> Path:
     _ms_ticks(axis.yaxis)
     axis.set_xlabel('target rate [Hz]')
     axis.set_ylabel('target → first byte of its frame [ms]')
-    axis.set_title('shipped nodes vs what-if fixes (tuned_nodes.py)')
+    axis.set_title('shipped nodes and what-ifs (1 Mbaud line)')
     axis.grid(True, which='both', alpha=0.3)
     axis.legend(fontsize=6.5, ncol=2)
     return _save(figure, path)

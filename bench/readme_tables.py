@@ -69,7 +69,7 @@ def main() -> None:
     what_if = tuple(k for k in results['e2e_setup']['runs'] if k not in shipped)
     for title, lines in (('Solver', solver_table(results)),
                          ('End to end, shipped nodes', e2e_table(results, shipped)),
-                         ('End to end, what-if fixes', e2e_table(results, what_if)),
+                         ('End to end, what-ifs', e2e_table(results, what_if)),
                          ('Scaling at 95 % reach', scaling_table(results)),
                          ('Serial', serial_table(results))):
         print(f'\n{title}\n')
