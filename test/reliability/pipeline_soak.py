@@ -36,16 +36,19 @@ def target_yaw(index: int) -> float:
     return YAW_MIN + YAW_STEP * (phase if phase <= RAMP else 2 * RAMP - phase)
 
 
-def index_of(yaw: float, latest: int) -> int:
+def index_of(yaw: float, latest: int, slack: int = 0) -> int:
     """Return the index of the target with base yaw ``yaw`` published last up to ``latest``.
 
-    :returns: -1 if no target up to ``latest`` has that yaw.
+    :param slack: how many targets past ``latest`` a rounded yaw may point (a 1 µs servo
+        pulse spans about five targets of yaw); the result is never past ``latest``.
+    :returns: -1 if no target up to ``latest + slack`` has that yaw.
     """
     up = min(max(round((yaw - YAW_MIN) / YAW_STEP), 0), RAMP)
     base = latest - latest % (2 * RAMP)
-    candidates = [base + k * 2 * RAMP + phase for k in (-1, 0)
+    candidates = [base + k * 2 * RAMP + phase for k in (-1, 0, 1)
                   for phase in (up, 2 * RAMP - up)]
-    return max((i for i in candidates if 0 <= i <= latest), default=-1)
+    found = max((i for i in candidates if 0 <= i <= latest + slack), default=-1)
+    return min(found, latest)
 
 
 @dataclass
@@ -208,12 +211,13 @@ def _board_latency(board: BoardProcess, stream: TargetStream, yaw_channel,
 
     The pulse has 1 µs steps (about 5 targets of yaw here), so each latency is good to ±3 ms.
     """
+    slack = 8
     published = stream.publish_at
     for at_s, pulse_us in board.moves():
         if at_s < stream.started_at:
             continue
         latest = int(np.searchsorted(published[:stream.published], at_s)) - 1
-        index = index_of(yaw_channel.angle_rad(float(pulse_us)), latest)
+        index = index_of(yaw_channel.angle_rad(float(pulse_us)), latest, slack)
         if index >= 0:
             record.board_latency.append((at_s - stream.started_at, at_s - published[index]))
 
