@@ -129,11 +129,12 @@ def _judge(case: BadKey, error, path) -> str:
 
 @pytest.mark.timeout(60)
 @pytest.mark.xfail(strict=True, reason=(
-    'fabrik_ros/nodes/arm_params.py declare_arm: an empty YAML list reaches it as a parameter '
-    'whose value is None (PARAMETER_NOT_SET) and redeclare fails with rclpy\'s "Cannot declare '
-    'a statically typed parameter with default value of type PARAMETER_NOT_SET", which names '
-    'no key; fix: in declare_arm, before redeclare, raise ArmConfigError(name, [], "must not '
-    'be empty (an empty list has no type in a parameter file)") for any value that is None'))
+    'an empty YAML list has no parameter type, and rclpy\'s Node.__init__ '
+    '(automatically_declare_parameters_from_overrides, before any fabrik_ros code runs) raises '
+    '"Cannot declare a statically typed parameter with default value of type '
+    'PARAMETER_NOT_SET", naming no key; fix: in spin_until_shutdown (nodes/spin.py), on that '
+    'ValueError, name the empty keys found in the --params-file YAML (yaml.safe_load, keys '
+    'whose value is [])'))
 @pytest.mark.parametrize('key', ['joint_names', 'geometry.link_lengths_m'])
 def test_an_empty_list_is_refused_by_name(ros, tmp_path, key):
     case = next(c for c in bad_keys(_shipped()) if c.key == key and c.variant == EMPTY_LIST)
