@@ -129,7 +129,7 @@ def _judge(case: BadKey, error, path) -> str:
 
 @pytest.mark.timeout(60)
 @pytest.mark.xfail(strict=True, reason=(
-    'an empty YAML list has no parameter type, and rclpy\'s Node.__init__ '
+    "an empty YAML list has no parameter type, and rclpy's Node.__init__ "
     '(automatically_declare_parameters_from_overrides, before any fabrik_ros code runs) raises '
     '"Cannot declare a statically typed parameter with default value of type '
     'PARAMETER_NOT_SET", naming no key; fix: in spin_until_shutdown (nodes/spin.py), on that '
