@@ -35,7 +35,7 @@ help:
 	@echo 'make test    setup, then the whole test suite'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
 	@echo 'make bench   run the benchmarks under bench/ and print their figures'
-	@echo 'make soak    the long reliability runs (about 15 minutes)'
+	@echo 'make soak    the long reliability runs (about 20 minutes)'
 	@echo 'make lint    ruff and the docstring check'
 	@echo 'make clean   remove .venv and build outputs'
 
