@@ -12,7 +12,7 @@ import pytest
 
 from fabrik_ros.servo_io import Protocol
 from fabrik_ros.servo_io.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
-from test.reliability.harness import RosHarness
+from test.nodes.ros_harness import RosHarness
 from test.reliability.rig import calibrated_config, Rig
 from test.reliability.tapped_board import TappedBoard
 

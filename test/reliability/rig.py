@@ -20,7 +20,7 @@ from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.nodes.board_layout import BoardLayout
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
-from test.reliability.harness import RosHarness
+from test.nodes.ros_harness import RosHarness
 from test.reliability.tapped_board import TappedBoard
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
