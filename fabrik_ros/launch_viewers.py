@@ -7,6 +7,7 @@ wheels exist.
 """
 
 from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
@@ -17,6 +18,19 @@ from fabrik_ros.kinematics.urdf import arm_urdf
 # RViz's Publish Point and 2D Goal Pose tools publish here; the launched RViz sends them to
 # the topics fabrik_ik follows instead.
 RVIZ_TOOL_REMAPPINGS = [('/clicked_point', '/target_point'), ('/goal_pose', '/target_pose')]
+
+
+def viewer_arguments(*, rviz_default: str) -> list[DeclareLaunchArgument]:
+    """Return the `rviz` and `robot_state_publisher` launch arguments (true, false, auto)."""
+    return [
+        DeclareLaunchArgument(
+            'rviz', default_value=rviz_default, choices=['true', 'false', 'auto'],
+            description='Start rviz2 with config/rviz/fabrik.rviz (auto: when installed)'),
+        DeclareLaunchArgument(
+            'robot_state_publisher', default_value='auto', choices=['true', 'false', 'auto'],
+            description='Start robot_state_publisher with the URDF generated from the arm '
+                        'config (auto: when installed)'),
+    ]
 
 
 def wanted(argument: str, package: str, context) -> bool:

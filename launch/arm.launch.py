@@ -14,7 +14,7 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
-from fabrik_ros.launch_viewers import viewer_actions
+from fabrik_ros.launch_viewers import viewer_actions, viewer_arguments
 
 
 def generate_launch_description():
@@ -38,13 +38,7 @@ def generate_launch_description():
             'protocol', default_value='native', choices=['native', 'ssc32', 'maestro'],
             description='Board protocol: native = fabrik_ros firmware (hardware/PROTOCOL.md), '
                         'ssc32 = Lynxmotion SSC-32U, maestro = Pololu Maestro'),
-        DeclareLaunchArgument(
-            'rviz', default_value='false', choices=['true', 'false', 'auto'],
-            description='Start rviz2 with config/rviz/fabrik.rviz (auto: when installed)'),
-        DeclareLaunchArgument(
-            'robot_state_publisher', default_value='auto', choices=['true', 'false', 'auto'],
-            description='Start robot_state_publisher with the URDF generated from the arm '
-                        'config (auto: when installed)'),
+        *viewer_arguments(rviz_default='false'),
         Node(package='fabrik_ros', executable='fabrik_ik', output='screen',
              parameters=[config, {'follow_rviz_tools': True}]),
         Node(package='fabrik_ros', executable='servo_driver', output='screen',

@@ -18,7 +18,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackagePrefix, FindPackageShare
 
-from fabrik_ros.launch_viewers import viewer_actions
+from fabrik_ros.launch_viewers import viewer_actions, viewer_arguments
 from fabrik_ros.servo_io.simavr_board import BUILD_DIR, build_hardware, FIRMWARE_ELF, HARNESS
 
 
@@ -74,13 +74,7 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'link', default_value='/tmp/fabrik_ros_sim_board',
             description="With sim_device:=true, the symlink to the simulated board's pty"),
-        DeclareLaunchArgument(
-            'rviz', default_value='auto', choices=['true', 'false', 'auto'],
-            description='Start rviz2 with config/rviz/fabrik.rviz (auto: when installed)'),
-        DeclareLaunchArgument(
-            'robot_state_publisher', default_value='auto', choices=['true', 'false', 'auto'],
-            description='Start robot_state_publisher with the URDF generated from the arm '
-                        'config (auto: when installed)'),
+        *viewer_arguments(rviz_default='auto'),
         Node(package='fabrik_ros', executable='fabrik_ik', output='screen',
              parameters=[config, {'follow_rviz_tools': True}]),
         Node(package='fabrik_ros', executable='sim_arm', output='screen',
