@@ -31,7 +31,7 @@ setup(
             'servo_driver = fabrik_ros.nodes.driver_node:main',
             'sim_arm = fabrik_ros.nodes.sim_arm_node:main',
             'fabrik_arm = fabrik_ros.nodes.arm_composition:main',
-            'sim_device = fabrik_ros.servo_io.sim_device:main',
+            'sim_device = fabrik_ros.boardsim.cli:main',
         ],
     },
 )

@@ -13,8 +13,9 @@ import struct
 
 from priority import boost_current_thread
 
-from fabrik_ros.servo_io import Command, Frame, FrameDecoder, SimBoard
-from fabrik_ros.servo_io.protocol import CRC_SIZE, HEADER_SIZE, MAX_FRAME
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.servo_io import Command, Frame, FrameDecoder
+from fabrik_ros.servo_io.protocols.native import CRC_SIZE, HEADER_SIZE, MAX_FRAME
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,9 @@ import tempfile
 import threading
 import time
 
-from fabrik_ros.servo_io import (
-    LinkOptions,
-    maestro,
-    Protocol,
-    protocol,
-    ServoLink,
-    SimBoard,
-    ssc32,
-)
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink
+from fabrik_ros.servo_io.protocols import maestro, native, ssc32
 
 BAUD = 115200
 CHANNELS = 6
@@ -37,8 +31,8 @@ def command_bytes() -> dict:
     maestro_speeds = b''.join(maestro.encode_set_speed(ch, 40) for ch in range(CHANNELS))
     return {
         'native SET_PULSES + ACK': {
-            'to_board': len(protocol.encode_set_pulses(1, PULSES, 500)),
-            'to_host': len(protocol.encode_ack(1, protocol.Command.SET_PULSES))},
+            'to_board': len(native.encode_set_pulses(1, PULSES, 500)),
+            'to_host': len(native.encode_ack(1, native.Command.SET_PULSES))},
         'ssc32 group move with T': {
             'to_board': len(ssc32.encode_group_move(six, time_ms=500)), 'to_host': 0},
         'maestro 6x Set Target': {

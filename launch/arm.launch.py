@@ -14,7 +14,7 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
-from fabrik_ros.launch_viewers import viewer_actions, viewer_arguments
+from fabrik_ros.launch_support.viewers import viewer_actions, viewer_arguments
 
 
 def generate_launch_description():

@@ -18,8 +18,8 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackagePrefix, FindPackageShare
 
-from fabrik_ros.launch_viewers import viewer_actions, viewer_arguments
-from fabrik_ros.servo_io.simavr_board import BUILD_DIR, build_hardware, FIRMWARE_ELF, HARNESS
+from fabrik_ros.boardsim.simavr_board import BUILD_DIR, build_hardware, FIRMWARE_ELF, HARNESS
+from fabrik_ros.launch_support.viewers import viewer_actions, viewer_arguments
 
 
 def generate_launch_description():
@@ -31,7 +31,7 @@ def generate_launch_description():
     link = LaunchConfiguration('link')
 
     def python_board(context):
-        """Return the simulated board of fabrik_ros.servo_io.sim_device on a pty at `link`."""
+        """Return the simulated board of fabrik_ros.boardsim on a pty at `link`."""
         script = PathJoinSubstitution([FindPackagePrefix('fabrik_ros'), 'lib', 'fabrik_ros',
                                        'sim_device'])
         return [ExecuteProcess(cmd=[script, '--protocol', protocol, '--link', link],
@@ -66,7 +66,7 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'board', default_value='python', choices=sorted(boards),
             description='With sim_device:=true, the simulated board: python = '
-                        'fabrik_ros.servo_io.sim_device on a pseudo-terminal; simavr = the '
+                        'fabrik_ros.boardsim on a pseudo-terminal; simavr = the '
                         'Uno firmware of hardware/ in the simavr simulator (protocol:=native)'),
         DeclareLaunchArgument(
             'protocol', default_value='native', choices=['native', 'ssc32', 'maestro'],

@@ -16,9 +16,11 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
+from fabrik_ros.driver.board_layout import BoardLayout
+from fabrik_ros.driver.motion import MotionPlanner, Send
+from fabrik_ros.driver.slew import SlewLimiter
+from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.nodes.arm_params import declare_arm
-from fabrik_ros.nodes.board_layout import BoardLayout
-from fabrik_ros.nodes.cause_throttle import CauseThrottle
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -30,9 +32,7 @@ from fabrik_ros.nodes.joint_states import (
     JointCommandError,
     positions_by_name,
 )
-from fabrik_ros.nodes.motion import MotionPlanner, Send
 from fabrik_ros.nodes.parameters import declare
-from fabrik_ros.nodes.slew import SlewLimiter
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.servo_io import (
     LinkError,

@@ -16,8 +16,10 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import IkResult
+from fabrik_ros.kinematics.path_follower import PathFollower
+from fabrik_ros.monitoring.cause_throttle import CauseThrottle
+from fabrik_ros.monitoring.solve_stats import SolveStats
 from fabrik_ros.nodes.arm_params import declare_arm, with_solver_changes
-from fabrik_ros.nodes.cause_throttle import CauseThrottle
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -32,8 +34,6 @@ from fabrik_ros.nodes.joint_states import (
 )
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.parameters import declare
-from fabrik_ros.nodes.path_follower import PathFollower
-from fabrik_ros.nodes.solve_stats import SolveStats
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     Target,

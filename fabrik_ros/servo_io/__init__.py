@@ -1,29 +1,35 @@
-"""Serial bridge to servo boards: protocol codecs, the link the driver holds, a simulated board.
+"""Serial bridge to servo boards: the link the driver holds, its port, errors and options.
 
-Pure Python on pyserial; nothing here imports rclpy.
+Pure Python on pyserial; nothing here imports rclpy. The codecs live in :mod:`.protocols`
+(bytes only, no I/O); the simulated boards that tests and demos use live in
+:mod:`fabrik_ros.boardsim`, which the driver never imports.
+
+The names below load on first use, so that importing one codec (say
+``fabrik_ros.servo_io.protocols.native``) does not also load the link, pyserial and threads.
 """
 
-from fabrik_ros.servo_io.deadline import Deadline
-from fabrik_ros.servo_io.dialect import Capabilities, Positions, Protocol
-from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
-from fabrik_ros.servo_io.link import ServoLink
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
-from fabrik_ros.servo_io.protocol import (
-    BoardInfo,
-    Command,
-    Frame,
-    FrameDecoder,
-    NackError,
-    Reply,
-    WatchdogAction,
-)
-from fabrik_ros.servo_io.serial_port import open_serial
-from fabrik_ros.servo_io.servo_model import ServoModel
-from fabrik_ros.servo_io.sim_board import SimBoard
+import importlib
+from typing import Any
 
-__all__ = [
-    'BoardInfo', 'BoardRefused', 'Capabilities', 'Command', 'Deadline', 'Frame',
-    'FrameDecoder', 'LinkError', 'LinkLost', 'LinkOptions', 'LinkState', 'LinkStats',
-    'LinkTimeout', 'NackError', 'Positions', 'Protocol', 'Reply', 'ServoLink', 'ServoModel',
-    'SimBoard', 'WatchdogAction', 'open_serial',
-]
+_SOURCES = {
+    'Deadline': 'deadline',
+    'Capabilities': 'protocols.dialect', 'Positions': 'protocols.dialect',
+    'Protocol': 'protocols.dialect',
+    'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
+    'LinkTimeout': 'errors',
+    'ServoLink': 'link',
+    'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_options',
+    'BoardInfo': 'protocols.native', 'Command': 'protocols.native', 'Frame': 'protocols.native',
+    'FrameDecoder': 'protocols.native', 'NackError': 'protocols.native',
+    'Reply': 'protocols.native', 'WatchdogAction': 'protocols.native',
+    'open_serial': 'serial_port',
+}
+
+__all__ = sorted(_SOURCES)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` the first time it is asked for."""
+    if name not in _SOURCES:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    return getattr(importlib.import_module(f'{__name__}.{_SOURCES[name]}'), name)

@@ -22,7 +22,10 @@ import time
 from typing import Optional, Union
 
 from fabrik_ros.servo_io.deadline import Clock, Deadline
-from fabrik_ros.servo_io.dialect import (
+from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
+from fabrik_ros.servo_io.link_slots import Counters, Job, Slot
+from fabrik_ros.servo_io.protocols.dialect import (
     Answer,
     AnswerKind,
     Capabilities,
@@ -31,12 +34,15 @@ from fabrik_ros.servo_io.dialect import (
     Protocol,
     Transaction,
 )
-from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
-from fabrik_ros.servo_io.link_slots import Counters, Job, Slot
-from fabrik_ros.servo_io.maestro_dialect import MaestroDialect
-from fabrik_ros.servo_io.native_dialect import NativeDialect
-from fabrik_ros.servo_io.protocol import BoardInfo, DEFAULT_LIMITS_US, NackError, WatchdogAction
+from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
+from fabrik_ros.servo_io.protocols.native import (
+    BoardInfo,
+    DEFAULT_LIMITS_US,
+    NackError,
+    WatchdogAction,
+)
+from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
+from fabrik_ros.servo_io.protocols.ssc32_dialect import Ssc32Dialect
 from fabrik_ros.servo_io.serial_port import (
     is_url,
     open_serial,
@@ -44,7 +50,6 @@ from fabrik_ros.servo_io.serial_port import (
     SerialFactory,
     SerialPort,
 )
-from fabrik_ros.servo_io.ssc32_dialect import Ssc32Dialect
 
 DEFAULT_OPTIONS = LinkOptions()
 _MOVE_MAX_S = 65.535

@@ -5,8 +5,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from fabrik_ros.servo_io.dialect import Answer, Transaction
 from fabrik_ros.servo_io.errors import BoardRefused
+from fabrik_ros.servo_io.protocols.dialect import Answer, Transaction
 
 RTT_SAMPLES = 1000
 

@@ -12,7 +12,7 @@ from board_timing import Chunk, frames_from_chunks, set_pulses_of  # noqa: E402
 from target_matching import match_frames, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
-from fabrik_ros.servo_io import protocol  # noqa: E402
+from fabrik_ros.servo_io.protocols import native  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
 BYTE_S = 10.0 / 115200
@@ -61,8 +61,8 @@ def test_a_frame_never_matches_a_target_older_than_the_previous_match(sweep):
 
 
 def test_frames_are_stamped_with_their_first_byte_arrival():
-    first = protocol.encode_set_pulses(1, [1500, 1600], 10)
-    second = protocol.encode_set_pulses(2, [1700, 1800], 10)
+    first = native.encode_set_pulses(1, [1500, 1600], 10)
+    second = native.encode_set_pulses(2, [1700, 1800], 10)
     data = b'\x00' + first + second
     chunks = [Chunk(5.0, data[:9]), Chunk(6.0, data[9:])]
     frames = frames_from_chunks(chunks, 115200)

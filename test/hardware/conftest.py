@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fabrik_ros.servo_io.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
+from fabrik_ros.boardsim.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 from test.hardware.frame_host import FrameHost
 
 

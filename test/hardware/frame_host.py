@@ -6,13 +6,13 @@ from typing import Optional
 import serial
 
 from fabrik_ros.servo_io.deadline import Deadline
-from fabrik_ros.servo_io.protocol import Frame, FrameDecoder
+from fabrik_ros.servo_io.protocols.native import Frame, FrameDecoder
 
 BAUD = 115200
 
 
 class FrameHost:
-    """Send protocol v1 frames (built by ``fabrik_ros.servo_io.protocol``) and read replies.
+    """Send protocol v1 frames (built by ``servo_io.protocols.native``) and read replies.
 
     :param path: the board's serial device (here: a simavr pty).
     """

@@ -6,15 +6,15 @@ import subprocess
 
 import pytest
 
-from fabrik_ros.servo_io import protocol
-from fabrik_ros.servo_io.protocol import Command, Reply
-from fabrik_ros.servo_io.simavr_board import (
+from fabrik_ros.boardsim.simavr_board import (
     BUILD_DIR,
     build_hardware,
     FIRMWARE_ELF,
     HARNESS,
     SimavrBoard,
 )
+from fabrik_ros.servo_io.protocols import native
+from fabrik_ros.servo_io.protocols.native import Command, Reply
 from test.hardware.frame_host import FrameHost
 
 # An Uno has 32 KiB of flash, 512 B of it taken by the Optiboot bootloader, and 2 KiB of RAM;
@@ -62,10 +62,10 @@ def test_sketch_built_with_the_arduino_core_behaves_the_same(hardware_build):
     assert HARNESS.exists()
     with SimavrBoard(elf=elf) as board:
         host = FrameHost(board.port)
-        info = host.request(protocol.encode_ping(host.next_seq()))
+        info = host.request(native.encode_ping(host.next_seq()))
         assert info.cmd == Reply.DATA and info.payload[0] == Command.PING
-        host.request(protocol.encode_set_pulses(host.next_seq(), [1234], 0))
-        host.request(protocol.encode_enable(host.next_seq(), 0b1))
+        host.request(native.encode_set_pulses(host.next_seq(), [1234], 0))
+        host.request(native.encode_enable(host.next_seq(), 0b1))
         board.wait_for(lambda: len(board.pulses(0)) >= 2, 10.0, 'two pulses on channel 0')
         assert board.pulses(0)[-1].width_us == pytest.approx(1234, abs=2)
         host.close()

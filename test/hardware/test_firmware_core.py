@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from fabrik_ros.servo_io.simavr_board import BUILD_DIR, HARDWARE_DIR
+from fabrik_ros.boardsim.simavr_board import BUILD_DIR, HARDWARE_DIR
 
 UNIT_TESTS = BUILD_DIR / 'host' / 'fsb_unit_tests'
 FUZZ = BUILD_DIR / 'host' / 'fsb_fuzz'

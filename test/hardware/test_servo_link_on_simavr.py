@@ -2,9 +2,9 @@
 
 import pytest
 
+from fabrik_ros.boardsim.simavr_board import CHANNELS, SimavrBoard
 from fabrik_ros.servo_io.link import ServoLink
-from fabrik_ros.servo_io.protocol import BoardInfo, WatchdogAction
-from fabrik_ros.servo_io.simavr_board import CHANNELS, SimavrBoard
+from fabrik_ros.servo_io.protocols.native import BoardInfo, WatchdogAction
 
 TARGETS_US = [1100, 1200, 1300, 1400, 1500, 1600]
 WAIT_S = 10.0

@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from fabrik_ros.servo_io import protocol
-from fabrik_ros.servo_io.protocol import (
+from fabrik_ros.boardsim.simavr_board import CHANNELS, Pulse, SimavrBoard
+from fabrik_ros.servo_io.protocols import native
+from fabrik_ros.servo_io.protocols.native import (
     BoardInfo,
     Command,
     Frame,
@@ -19,7 +20,6 @@ from fabrik_ros.servo_io.protocol import (
     Reply,
     WatchdogAction,
 )
-from fabrik_ros.servo_io.simavr_board import CHANNELS, Pulse, SimavrBoard
 from test.hardware.frame_host import FrameHost
 
 BOARD_INFO = BoardInfo(1, CHANNELS, 'fabrik_servo_bridge')
@@ -52,7 +52,7 @@ def reply_time_s(board: SimavrBoard, reply: Frame) -> float:
         sent = board.sent
         start = 0
         while start + 5 <= len(sent):
-            size = protocol.HEADER_SIZE + sent[start + 2].value + protocol.CRC_SIZE
+            size = native.HEADER_SIZE + sent[start + 2].value + native.CRC_SIZE
             if sent[start + 3].value == reply.seq and sent[start + 4].value == reply.cmd:
                 return sent[start].time_s
             start += size
@@ -63,11 +63,11 @@ def reply_time_s(board: SimavrBoard, reply: Frame) -> float:
 
 
 def set_pulses(host: FrameHost, pulses_us: list[int], move_ms: int = 0) -> Frame:
-    return host.request(protocol.encode_set_pulses(host.next_seq(), pulses_us, move_ms))
+    return host.request(native.encode_set_pulses(host.next_seq(), pulses_us, move_ms))
 
 
 def enable(host: FrameHost, mask: int) -> Frame:
-    return host.request(protocol.encode_enable(host.next_seq(), mask))
+    return host.request(native.encode_enable(host.next_seq(), mask))
 
 
 def pulses_after(board: SimavrBoard, channel: int, since_s: float, count: int) -> list[Pulse]:
@@ -79,14 +79,14 @@ def pulses_after(board: SimavrBoard, channel: int, since_s: float, count: int) -
 
 @pytest.mark.timeout(30)
 def test_reset_sends_one_ready_frame_and_nothing_else(board: SimavrBoard, host: FrameHost):
-    ready_size = len(protocol.encode_ready(BOARD_INFO))
+    ready_size = len(native.encode_ready(BOARD_INFO))
     board.wait_for(lambda: len(board.sent) >= ready_size, WAIT_S, 'the boot READY')
     board.reset()
     ready = host.wait_frame(lambda f: f.cmd == Reply.READY, WAIT_S)
-    assert ready == Frame(0, Reply.READY, protocol.board_info_bytes(BOARD_INFO))
+    assert ready == Frame(0, Reply.READY, native.board_info_bytes(BOARD_INFO))
     board.wait_sim_time(board.now_s + 0.2, WAIT_S)
     # Since power-up the line carried the boot READY, the reset READY, and not a byte more.
-    assert bytes(b.value for b in board.sent) == 2 * protocol.encode_ready(BOARD_INFO)
+    assert bytes(b.value for b in board.sent) == 2 * native.encode_ready(BOARD_INFO)
 
 
 @pytest.mark.timeout(30)
@@ -143,12 +143,12 @@ def test_pulse_widths_hold_while_the_serial_line_is_saturated(board: SimavrBoard
     targets = [600, 900, 1234, 1777, 2100, 2400]
     set_pulses(host, targets)
     assert ack(enable(host, 0b111111), Command.ENABLE)
-    request_size = len(protocol.encode_enable(0, 0))
-    sent_before = len(board.sent) + 600 * len(protocol.encode_ack(0, Command.ENABLE))
+    request_size = len(native.encode_enable(0, 0))
+    sent_before = len(board.sent) + 600 * len(native.encode_ack(0, Command.ENABLE))
     received_before = host.bytes_sent
     # 600 ENABLEs back to back, each ACKed with as many bytes: both directions of the line
     # run flat out for ~0.4 s, and no request may be lost.
-    host.send(b''.join(protocol.encode_enable(100 + i % 100, 0b111111) for i in range(600)))
+    host.send(b''.join(native.encode_enable(100 + i % 100, 0b111111) for i in range(600)))
     board.wait_for(lambda: len(board.sent) >= sent_before, WAIT_S, 'the 600 ACKs')
     busy_from = board.received[received_before].time_s
     busy_until = board.sent[-1].time_s
@@ -188,7 +188,7 @@ def test_limits_refuse_pulses_outside_and_clamp_the_current_one(board: SimavrBoa
                                                                 host: FrameHost):
     set_pulses(host, [2400, 600])
     enable(host, 0b11)
-    limits = protocol.encode_set_limits(host.next_seq(), [(1000, 2000), (700, 2300)])
+    limits = native.encode_set_limits(host.next_seq(), [(1000, 2000), (700, 2300)])
     assert ack(host.request(limits), Command.SET_LIMITS)
     since = command_time_s(board, host)
     assert pulses_after(board, 0, since, 2)[-1].width_us == pytest.approx(2000, abs=2)
@@ -196,7 +196,7 @@ def test_limits_refuse_pulses_outside_and_clamp_the_current_one(board: SimavrBoa
 
     refused = set_pulses(host, [2100, 1500])
     assert nack(refused, Command.SET_PULSES, NackError.OUT_OF_RANGE)
-    bad_pair = protocol.encode_set_limits(host.next_seq(), [(300, 2000)])
+    bad_pair = native.encode_set_limits(host.next_seq(), [(300, 2000)])
     assert nack(host.request(bad_pair), Command.SET_LIMITS, NackError.OUT_OF_RANGE)
     after = command_time_s(board, host)
     assert [p.width_us for p in pulses_after(board, 0, after, 3)] == pytest.approx([2000] * 3,
@@ -210,7 +210,7 @@ def test_limits_stored_in_eeprom_survive_reset_and_restart(hardware_build, tmp_p
     eeprom = tmp_path / 'eeprom.bin'
     with SimavrBoard(eeprom_path=eeprom) as board:
         host = FrameHost(board.port)
-        limits = protocol.encode_set_limits(host.next_seq(), [(800, 2200)] * CHANNELS)
+        limits = native.encode_set_limits(host.next_seq(), [(800, 2200)] * CHANNELS)
         assert ack(host.request(limits), Command.SET_LIMITS)
         board.wait_sim_time(command_time_s(board, host) + 0.3, WAIT_S)  # EEPROM writes done
         board.reset()
@@ -235,7 +235,7 @@ def test_limits_stored_in_eeprom_survive_reset_and_restart(hardware_build, tmp_p
 def test_watchdog_detaches_after_configured_silence(board: SimavrBoard, host: FrameHost):
     set_pulses(host, [1500, 1500])
     enable(host, 0b11)
-    timeout = protocol.encode_set_timeout(host.next_seq(), 150, WatchdogAction.DETACH)
+    timeout = native.encode_set_timeout(host.next_seq(), 150, WatchdogAction.DETACH)
     reply = host.request(timeout)
     assert ack(reply, Command.SET_TIMEOUT)
     silent_from = reply_time_s(board, reply)
@@ -245,16 +245,16 @@ def test_watchdog_detaches_after_configured_silence(board: SimavrBoard, host: Fr
     # after it: the watchdog fired 150 ms into the silence (its clock steps by 1 ms).
     assert silent_from + 0.150 - FRAME_S <= last_rise <= silent_from + 0.152
     assert board.high_mask == 0
-    positions = host.request(protocol.encode_get_positions(host.next_seq()))
+    positions = host.request(native.encode_get_positions(host.next_seq()))
     kept = PositionReport(0, (1500, 1500, 0, 0, 0, 0))
-    assert positions.payload == bytes((Command.GET_POSITIONS,)) + protocol.position_bytes(kept)
+    assert positions.payload == bytes((Command.GET_POSITIONS,)) + native.position_bytes(kept)
 
 
 @pytest.mark.timeout(30)
 def test_watchdog_hold_freezes_a_move_and_keeps_pulsing(board: SimavrBoard, host: FrameHost):
     set_pulses(host, [1000])
     enable(host, 0b1)
-    timeout = protocol.encode_set_timeout(host.next_seq(), 200, WatchdogAction.HOLD)
+    timeout = native.encode_set_timeout(host.next_seq(), 200, WatchdogAction.HOLD)
     assert ack(host.request(timeout), Command.SET_TIMEOUT)
     set_pulses(host, [2000], move_ms=1000)
     silent_from = command_time_s(board, host)
@@ -267,7 +267,7 @@ def test_watchdog_hold_freezes_a_move_and_keeps_pulsing(board: SimavrBoard, host
 def test_corrupted_frame_is_nacked_and_changes_nothing(board: SimavrBoard, host: FrameHost):
     set_pulses(host, [1500])
     enable(host, 0b1)
-    frame = bytearray(protocol.encode_set_pulses(host.next_seq(), [2000], 0))
+    frame = bytearray(native.encode_set_pulses(host.next_seq(), [2000], 0))
     frame[-2] ^= 0x40
     reply = host.request(bytes(frame))
     assert reply == Frame(frame[3], Reply.NACK, bytes((Command.SET_PULSES, NackError.BAD_CRC)))
@@ -285,10 +285,10 @@ def _garbage(rng: random.Random, seq: int) -> bytes:
     if choice == 1:
         count = rng.randrange(1, CHANNELS + 1)
         pulses = [rng.choice((0, rng.randrange(300, 2800))) for _ in range(count)]
-        return protocol.encode_set_pulses(seq, pulses, rng.randrange(300))
+        return native.encode_set_pulses(seq, pulses, rng.randrange(300))
     if choice == 2:
-        return protocol.encode_enable(seq, rng.randrange(1 << CHANNELS))
-    frame = bytearray(protocol.encode_set_pulses(seq, [rng.randrange(65536)], 0))
+        return native.encode_enable(seq, rng.randrange(1 << CHANNELS))
+    frame = bytearray(native.encode_set_pulses(seq, [rng.randrange(65536)], 0))
     frame[rng.randrange(len(frame))] ^= 1 << rng.randrange(8)
     return bytes(frame)
 
@@ -299,7 +299,7 @@ def test_random_garbage_never_drives_a_pulse_out_of_range(board: SimavrBoard, ho
     for seq in range(300):
         host.send(_garbage(rng, 100 + seq % 100))  # SEQs the host itself never uses here
     # A PING with a fresh SEQ: once it is answered, every reply to the garbage is in.
-    host.request(protocol.encode_ping(host.next_seq()), timeout_s=WAIT_S)
+    host.request(native.encode_ping(host.next_seq()), timeout_s=WAIT_S)
     assert ack(set_pulses(host, [1500] * CHANNELS), Command.SET_PULSES)
     assert ack(enable(host, 0b111111), Command.ENABLE)
     board.wait_sim_time(command_time_s(board, host) + 0.1, WAIT_S)
@@ -337,4 +337,4 @@ def test_sync_pattern_flood_neither_resets_the_board_nor_disturbs_the_pulses(
     replies = FrameDecoder().feed(bytes(b.value for b in board.sent))
     assert [f.cmd for f in replies].count(Reply.READY) == 1    # the boot READY only
     host.serial.reset_input_buffer()
-    assert host.request(protocol.encode_ping(host.next_seq()), timeout_s=WAIT_S).cmd == Reply.DATA
+    assert host.request(native.encode_ping(host.next_seq()), timeout_s=WAIT_S).cmd == Reply.DATA

@@ -14,7 +14,7 @@ from test.package_layout import console_scripts, exec_depends, PACKAGE, REPO_ROO
 
 LAUNCH_FILES = sorted((REPO_ROOT / 'launch').glob('*.launch.py'))
 # Launch actions the launch files import from the package.
-LAUNCH_HELPERS = [REPO_ROOT / 'fabrik_ros' / 'launch_viewers.py']
+LAUNCH_HELPERS = [REPO_ROOT / 'fabrik_ros' / 'launch_support' / 'viewers.py']
 # Started only when installed (`rviz:=auto`), so a headless robot need not install it.
 OPTIONAL_PACKAGES = {'rviz2'}
 CONFIG_SUFFIXES = ('.yaml', '.rviz', '.urdf')

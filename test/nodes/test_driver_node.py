@@ -9,10 +9,11 @@ import pytest
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes.board_layout import BoardLayout
 from fabrik_ros.nodes.driver_node import ServoDriverNode
-from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink, SimBoard
+from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]

@@ -5,8 +5,9 @@ import threading
 import pytest
 import rclpy
 
+from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.nodes import driver_node, ik_node
-from fabrik_ros.servo_io import Protocol, SimBoard
+from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import ARM_CONFIG
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from fabrik_ros.boardsim.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 from fabrik_ros.servo_io import Protocol
-from fabrik_ros.servo_io.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
 from test.nodes.ros_harness import RosHarness
 from test.reliability.rig import calibrated_config, Rig
 from test.reliability.tapped_board import TappedBoard

@@ -6,7 +6,7 @@ import re
 import subprocess
 import time
 
-from fabrik_ros.servo_io.simavr_board import BUILD_DIR
+from fabrik_ros.boardsim.simavr_board import BUILD_DIR
 
 FUZZ = BUILD_DIR / 'host' / 'fsb_fuzz'
 ROUNDS_PER_SEED = 5000

@@ -16,8 +16,8 @@ import numpy as np
 from sensor_msgs.msg import JointState
 import yaml
 
+from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import Arm, load_arm
-from fabrik_ros.nodes.board_layout import BoardLayout
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from test.nodes.ros_harness import RosHarness

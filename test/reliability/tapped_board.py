@@ -15,8 +15,9 @@ import struct
 import threading
 import time
 
-from fabrik_ros.servo_io import Command, Frame, FrameDecoder, ServoModel, SimBoard
-from fabrik_ros.servo_io.sim_firmware import SimFirmware
+from fabrik_ros.boardsim import ServoModel, SimBoard
+from fabrik_ros.boardsim.board_firmware import SimFirmware
+from fabrik_ros.servo_io import Command, Frame, FrameDecoder
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from fabrik_ros.servo_io import protocol
-from fabrik_ros.servo_io.protocol import Command, FrameDecoder, Reply
-from fabrik_ros.servo_io.simavr_board import CHANNELS, SimavrBoard
+from fabrik_ros.boardsim.simavr_board import CHANNELS, SimavrBoard
+from fabrik_ros.servo_io.protocols import native
+from fabrik_ros.servo_io.protocols.native import Command, FrameDecoder, Reply
 from test.hardware.frame_host import FrameHost
 from test.reliability.firmware_fuzz import fuzz_for
 from test.reliability.results import record
@@ -39,7 +39,7 @@ def _ping(host: FrameHost, tries: int = 3) -> int:
     for attempt in range(tries):
         seq = host.next_seq()
         seen = len(host.frames)
-        host.send(protocol.encode_ping(seq))
+        host.send(native.encode_ping(seq))
         try:
             host.wait_frame(lambda f, s=seq: f.seq == s and f.cmd == Reply.DATA
                             and f.payload[:1] == bytes((Command.PING,)), 1.0, seen)
@@ -58,11 +58,11 @@ def test_simavr_board_survives_random_bytes_and_hosts_vanishing_mid_frame(simavr
     board = simavr_board
     rng = random.Random(20261121)
     host = FrameHost(board.port)
-    assert host.request(protocol.encode_set_limits(host.next_seq(), [LIMITS_US] * CHANNELS)
+    assert host.request(native.encode_set_limits(host.next_seq(), [LIMITS_US] * CHANNELS)
                         ).cmd == Reply.ACK
-    assert host.request(protocol.encode_set_pulses(host.next_seq(), [1500] * CHANNELS, 0)
+    assert host.request(native.encode_set_pulses(host.next_seq(), [1500] * CHANNELS, 0)
                         ).cmd == Reply.ACK
-    assert host.request(protocol.encode_enable(host.next_seq(), (1 << CHANNELS) - 1)
+    assert host.request(native.encode_enable(host.next_seq(), (1 << CHANNELS) - 1)
                         ).cmd == Reply.ACK
     start_s = board.now_s
     vanished, garbage_bytes, retries = 0, 0, 0
@@ -70,7 +70,7 @@ def test_simavr_board_survives_random_bytes_and_hosts_vanishing_mid_frame(simavr
         # Random bytes, then half of a frame that would move every servo, then the host goes.
         noise = bytes(rng.randrange(256) for _ in range(rng.randrange(50, 400)))
         target = [rng.randrange(500, 2501) for _ in range(CHANNELS)]
-        frame = protocol.encode_set_pulses(host.next_seq(), target, 0)
+        frame = native.encode_set_pulses(host.next_seq(), target, 0)
         host.send(noise + frame[:rng.randrange(1, len(frame))])
         garbage_bytes += len(noise)
         host.close()
@@ -79,7 +79,7 @@ def test_simavr_board_survives_random_bytes_and_hosts_vanishing_mid_frame(simavr
         host = FrameHost(board.port)
         retries += _ping(host)
     # The board still obeys, within its limits, and pulses at the commanded width.
-    assert host.request(protocol.encode_set_pulses(host.next_seq(), [1700] * CHANNELS, 0)
+    assert host.request(native.encode_set_pulses(host.next_seq(), [1700] * CHANNELS, 0)
                         ).cmd == Reply.ACK
     settled_s = board.now_s
     board.wait_for(lambda: len(board.pulses(0, settled_s + 0.05)) >= 3, WAIT_S,

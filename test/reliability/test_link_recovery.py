@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from fabrik_ros.servo_io import LinkOptions, LinkState, ServoLink, SimBoard
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.servo_io import LinkOptions, LinkState, ServoLink
 
 # A back-off far longer than the promise, so only watching the path can keep it.
 SLOW_BACKOFF = LinkOptions(backoff_min_s=1.0, backoff_max_s=4.0, path_check_s=0.05,

@@ -1,28 +1,13 @@
-"""Fixtures that start simulated boards on ptys and links to them, and always stop both."""
+"""Fixtures that start links to simulated boards on ptys, and always close them."""
 
 import pytest
 
-from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink, SimBoard
+from fabrik_ros.servo_io import LinkOptions, ServoLink
+from test.boardsim.conftest import sim_board  # noqa: F401  (the boards the links talk to)
 
 # Short timeouts so that recovery tests finish quickly; still far above a pty's latency.
 FAST = LinkOptions(reply_timeout_s=0.05, handshake_timeout_s=1.0, handshake_interval_s=0.05,
                    backoff_min_s=0.02, backoff_max_s=0.1, poll_hz=20.0, path_check_s=0.05)
-
-
-@pytest.fixture
-def sim_board(tmp_path):
-    """Return a factory ``(protocol, **options) -> SimBoard`` behind a symlink in tmp_path."""
-    boards = []
-
-    def start(protocol=Protocol.NATIVE, **options):
-        link_path = str(tmp_path / f'ttySIM{len(boards)}')
-        board = SimBoard(protocol, link_path=link_path, **options).start()
-        boards.append(board)
-        return board
-
-    yield start
-    for board in boards:
-        board.stop()
 
 
 @pytest.fixture

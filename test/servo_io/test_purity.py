@@ -8,7 +8,7 @@ REPO_ROOT = Path(__file__).parent.parent.parent
 PROBE = """
 import sys
 sys.modules['rclpy'] = None                    # any "import rclpy" now fails
-import fabrik_ros.servo_io, fabrik_ros.servo_io.sim_device
+import fabrik_ros.servo_io, fabrik_ros.boardsim, fabrik_ros.driver, fabrik_ros.monitoring
 loaded = sorted(name for name, module in sys.modules.items() if module is not None
                 and (name.startswith('rclpy') or name.endswith('_msgs')))
 print(loaded)

@@ -1,0 +1,346 @@
+"""A simulated servo board on a pseudo-terminal, for tests, benchmarks and hardware-free demos.
+
+:class:`SimBoard` opens ``os.openpty()``, optionally puts a symlink in front of the terminal
+(like ``/dev/serial/by-id/...``) and answers on it from a thread, speaking the native protocol
+(hardware/PROTOCOL.md), the SSC-32U or the Maestro protocol. It can be unplugged and replugged
+behind the same symlink, fall silent, and corrupt bytes, to exercise the link's recovery.
+
+A pty has no baud rate: bytes move as fast as the kernel copies them. With ``baud`` set (the
+default, 115200) the board models the line instead: it takes in and sends out at most
+``baud / 10`` bytes per second (11.52 bytes per ms), so a host that writes faster than a real
+line would carry is throttled as on hardware. A pty has no DTR line either, so the board cannot
+see the host open the port and reset itself; ``boot_delay_s`` models the Arduino bootloader
+after :meth:`SimBoard.start`, :meth:`SimBoard.replug` and :meth:`SimBoard.reset`.
+
+``cli.py`` (the ``sim_device`` command) runs one from the command line.
+"""
+
+from collections.abc import Callable
+import os
+import random
+import select
+import threading
+import time
+import tty
+from typing import Optional
+
+from fabrik_ros.boardsim.board_firmware import SimFirmware
+from fabrik_ros.boardsim.maestro_board import MaestroFirmware
+from fabrik_ros.boardsim.native_board import NativeFirmware
+from fabrik_ros.boardsim.servo_model import ServoModel
+from fabrik_ros.boardsim.ssc32_board import Ssc32Firmware
+from fabrik_ros.servo_io.protocols.dialect import Protocol
+
+_FIRMWARE = {Protocol.NATIVE: (NativeFirmware, 'fabrik-sim'),
+             Protocol.SSC32: (Ssc32Firmware, 'SSC32-V2.50USB'),
+             Protocol.MAESTRO: (MaestroFirmware, 'maestro-sim')}
+_CHUNK = 64              # bytes taken from the pty per step, so line throttling stays smooth
+_TICK_S = 0.002          # longest the board thread sleeps without checking its timers
+
+
+class SimBoard:
+    """A simulated board answering on a pty from a background thread.
+
+    :param protocol: what the board speaks.
+    :param channels: number of servo outputs.
+    :param link_path: optional symlink created to point at the pty (replaced if present).
+    :param baud: modelled line speed [bit/s]; None = as fast as the pty goes.
+    :param speed_us_per_s: fastest an output may change (a slow servo); None = no cap.
+    :param boot_delay_s: time after (re)start during which input is ignored (bootloader).
+    :param corrupt_rate: probability that any byte, in either direction, has one bit flipped.
+    :param seed: seed of the corruption RNG.
+    :param clock: monotonic clock [s].
+
+    Set ``silent = True`` to make the board stop answering (it still reads and drops input);
+    ``firmware`` is the simulated firmware (``firmware.model`` holds the outputs, limits and
+    enable bits) for tests that need to look deeper or to arrange a fault.
+    """
+
+    def __init__(self, protocol: Protocol = Protocol.NATIVE, *, channels: int = 6,
+                 link_path: Optional[str] = None, baud: Optional[int] = 115200,
+                 speed_us_per_s: Optional[float] = None, boot_delay_s: float = 0.0,
+                 corrupt_rate: float = 0.0, seed: int = 0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if not 0.0 <= corrupt_rate <= 1.0:
+            raise ValueError(f'corrupt_rate = {corrupt_rate!r}, must be within [0, 1]')
+        self.protocol = Protocol(protocol)
+        self.channels = channels
+        self.link_path = link_path
+        self.baud = baud
+        self.boot_delay_s = boot_delay_s
+        self.corrupt_rate = corrupt_rate
+        self.speed_us_per_s = speed_us_per_s
+        self._rng = random.Random(seed)
+        self._clock = clock
+        self._cv = threading.Condition()
+        self._stopping = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._master = -1
+        self._slave = -1
+        self._wake_r = self._wake_w = -1
+        self._actions: list[tuple[Callable[[], None], threading.Event]] = []
+        self.pty_path = ''
+        self.silent = False
+        self.bytes_received = 0
+        self.bytes_sent = 0
+        self.boots = 0
+        self._rx_free_at = 0.0
+        self._tx_free_at = 0.0
+        self._boot_at = 0.0
+        self._booted_at: Optional[float] = None
+        self.firmware = self._new_firmware(ServoModel(channels, speed_us_per_s=speed_us_per_s))
+
+    def _new_firmware(self, model: ServoModel) -> SimFirmware:
+        kind, name = _FIRMWARE[self.protocol]
+        return kind(model, name)
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        """Return the path a host should open: the symlink if there is one, else the pty."""
+        return self.link_path or self.pty_path
+
+    def start(self) -> 'SimBoard':
+        """Open the pty (and symlink) and start answering.
+
+        :raises FileExistsError: if ``link_path`` exists and is not a symlink (never replaced).
+        """
+        link = self.link_path
+        if link and os.path.lexists(link) and not os.path.islink(link):
+            raise FileExistsError(f'link_path = {link!r} exists and is not a symlink, '
+                                  'must be a free name or an old symlink')
+        self._wake_r, self._wake_w = os.pipe()
+        self._plug()
+        self._thread = threading.Thread(target=self._run, name=f'SimBoard {self.protocol.name}',
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread, close the pty and remove the symlink."""
+        self._stopping.set()
+        if self._thread is not None:
+            os.write(self._wake_w, b'x')
+            self._thread.join(2.0)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._thread = None
+        self._unplug()
+
+    def __enter__(self) -> 'SimBoard':
+        """Start the board."""
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Stop the board."""
+        self.stop()
+
+    def _in_thread(self, action: Callable[[], None]) -> None:
+        """Run ``action`` on the board thread, which owns the fds (here if it is not running)."""
+        thread = self._thread
+        if thread is None or not thread.is_alive() or thread is threading.current_thread():
+            action()
+            return
+        done = threading.Event()
+        with self._cv:
+            self._actions.append((action, done))
+        os.write(self._wake_w, b'x')
+        done.wait()
+
+    def unplug(self) -> None:
+        """Pull the cable: close the pty (the host's reads fail) and remove the symlink."""
+        self._in_thread(self._unplug)
+
+    def _unplug(self) -> None:
+        with self._cv:
+            for fd in (self._master, self._slave):
+                if fd >= 0:
+                    os.close(fd)
+            self._master = self._slave = -1
+            self._booted_at = None
+            if self.link_path and os.path.islink(self.link_path):
+                os.unlink(self.link_path)
+            self._cv.notify_all()
+
+    def replug(self) -> None:
+        """Plug in again: a new pty behind the same symlink, and a power-cycled board.
+
+        The native firmware keeps its limits (the Uno stores them in EEPROM); everything else
+        starts from reset.
+        """
+        self._in_thread(self._replug)
+
+    def _replug(self) -> None:
+        self._unplug()
+        self._power_cycle()
+        self._plug()
+
+    def reset(self) -> None:
+        """Reboot the board on the same pty (brown-out): state lost, READY sent again."""
+        self._in_thread(self._reset)
+
+    def _reset(self) -> None:
+        with self._cv:
+            self._power_cycle()
+            self._booted_at = None
+            self._boot_at = self._clock() + self.boot_delay_s
+        self._step(self._master, False)
+
+    def _power_cycle(self) -> None:
+        """Replace the firmware by a fresh one; the native board keeps its EEPROM limits."""
+        with self._cv:
+            model = ServoModel(self.channels, speed_us_per_s=self.speed_us_per_s)
+            if self.protocol is Protocol.NATIVE:
+                model.limits = list(self.firmware.model.limits)
+            self.firmware = self._new_firmware(model)
+
+    def _plug(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        with self._cv:
+            self._master, self._slave = master, slave
+            self.pty_path = os.ttyname(slave)
+            self._boot_at = self._clock() + self.boot_delay_s
+            self._booted_at = None
+        if self.link_path:
+            temporary = f'{self.link_path}.{os.getpid()}.tmp'
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+            os.symlink(self.pty_path, temporary)
+            os.replace(temporary, self.link_path)
+        self._step(master, False)    # without a boot delay, READY goes out before anyone reads
+
+    # -- what the board does ---------------------------------------------------------------
+
+    def pulses(self) -> tuple[int, ...]:
+        """Return what each output pin emits now [µs]; 0 = nothing (detached or unset pin)."""
+        with self._cv:
+            return tuple(self.firmware.model.outputs(self._clock()))
+
+    def positions(self) -> tuple[int, ...]:
+        """Return each channel's current pulse whether it is enabled or not [µs, 0 = unset]."""
+        with self._cv:
+            return tuple(self.firmware.model.positions(self._clock()))
+
+    def targets(self) -> tuple[int, ...]:
+        """Return each channel's target [µs, 0 = unset]."""
+        with self._cv:
+            model = self.firmware.model
+            return tuple(model.target(ch) for ch in range(self.channels))
+
+    @property
+    def enabled(self) -> tuple[bool, ...]:
+        """Return which channels pulse."""
+        with self._cv:
+            mask = self.firmware.model.enabled_mask
+        return tuple(bool(mask >> ch & 1) for ch in range(self.channels))
+
+    @property
+    def limits(self) -> tuple[tuple[int, int], ...]:
+        """Return each channel's ``(min_us, max_us)``."""
+        with self._cv:
+            return tuple(self.firmware.model.limits)
+
+    @property
+    def booted(self) -> bool:
+        """Return True once the board has finished booting on the current pty."""
+        with self._cv:
+            return self._booted_at is not None
+
+    def wait_until(self, condition: Callable[['SimBoard'], bool], timeout_s: float) -> bool:
+        """Return True as soon as ``condition(board)`` holds, False after ``timeout_s``."""
+        end = self._clock() + timeout_s
+        while not condition(self):
+            left = end - self._clock()
+            if left <= 0:
+                return False
+            with self._cv:
+                self._cv.wait(min(left, 0.01))
+        return True
+
+    # -- board thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            with self._cv:
+                master = self._master
+                actions, self._actions = self._actions, []
+            for action, done in actions:
+                action()
+                done.set()
+            if actions:
+                continue
+            readable = [self._wake_r] + ([master] if master >= 0 else [])
+            ready, _, _ = select.select(readable, [], [], _TICK_S)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 64)
+            self._step(master, master in ready)
+
+    def _step(self, master: int, readable: bool) -> None:
+        if master < 0:
+            return
+        data = self._read(master) if readable else b''
+        arrived = self._line_in(data) if data else self._clock()
+        with self._cv:
+            if master != self._master:
+                return
+            if self._booted_at is None:
+                reply = self._boot(arrived)      # input during boot is lost, as on the Uno
+            else:
+                self.firmware.tick(arrived)
+                reply = b''
+                if data and not self.silent:
+                    reply = self.firmware.receive(self._corrupt(data), arrived)
+            self._cv.notify_all()
+        if reply and not self.silent:
+            self._write(master, self._corrupt(reply))
+
+    def _boot(self, now: float) -> bytes:
+        if now < self._boot_at:
+            return b''
+        self._booted_at = now
+        self.boots += 1
+        return self.firmware.boot(now)
+
+    def _read(self, master: int) -> bytes:
+        try:
+            data = os.read(master, _CHUNK)
+        except OSError:
+            return b''      # no host on the other end (EIO) or nothing after all
+        self.bytes_received += len(data)
+        return data
+
+    def _line_in(self, data: bytes) -> float:
+        """Wait until ``data`` would have finished arriving on the modelled line; return when."""
+        now = self._clock()
+        if not self.baud:
+            return now
+        self._rx_free_at = max(self._rx_free_at, now) + len(data) * 10.0 / self.baud
+        self._sleep_until(self._rx_free_at)
+        return self._rx_free_at
+
+    def _write(self, master: int, data: bytes) -> None:
+        if self.baud:
+            now = self._clock()
+            self._tx_free_at = max(self._tx_free_at, now) + len(data) * 10.0 / self.baud
+            self._sleep_until(self._tx_free_at)
+        try:
+            self.bytes_sent += os.write(master, data)
+        except OSError:
+            pass            # host gone or its buffer full: the bytes are lost, as on a wire
+
+    def _sleep_until(self, at: float) -> None:
+        delay = at - self._clock()
+        if delay > 0:
+            time.sleep(delay)
+
+    def _corrupt(self, data: bytes) -> bytes:
+        if not self.corrupt_rate:
+            return data
+        out = bytearray(data)
+        for index in range(len(out)):
+            if self._rng.random() < self.corrupt_rate:
+                out[index] ^= 1 << self._rng.randrange(8)
+        return bytes(out)

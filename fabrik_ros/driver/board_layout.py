@@ -1,0 +1,64 @@
+"""Where the arm's servos sit on the board: channel vectors for the link, and back."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+import math
+from typing import Optional
+
+from fabrik_ros.kinematics import Arm, PulseCommand
+from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """The board channels of the joints (config order) and of the auxiliary servos.
+
+    Channels the arm does not use keep the board's default limits and a pulse of 0 ("leave
+    unchanged"); auxiliary servos (a gripper) are held at their home pulse.
+    """
+
+    channels: int
+    joint_channels: tuple[int, ...]
+    limits_us: tuple[tuple[int, int], ...]
+    aux_pulses_us: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, arm: Arm) -> 'BoardLayout':
+        """Return the layout the arm's servo map describes."""
+        servo_map = arm.servo_map
+        used = [(c.channel, c.min_us, c.max_us) for c in servo_map.calibrations]
+        used += [(a.channel, a.min_us, a.max_us) for a in servo_map.aux]
+        channels = max(channel for channel, _, _ in used) + 1
+        limits = [DEFAULT_LIMITS_US] * channels
+        for channel, low, high in used:
+            limits[channel] = (math.ceil(low), math.floor(high))
+        aux = tuple((a.channel, round(a.home_us)) for a in servo_map.aux)
+        return cls(channels, tuple(c.channel for c in servo_map.calibrations), tuple(limits),
+                   aux)
+
+    @property
+    def enable_mask(self) -> int:
+        """Return the bit mask of every channel the arm drives (joints and auxiliaries)."""
+        mask = 0
+        for channel in (*self.joint_channels, *(ch for ch, _ in self.aux_pulses_us)):
+            mask |= 1 << channel
+        return mask
+
+    def pulse_vector(self, command: PulseCommand) -> list[int]:
+        """Return one whole-µs pulse per channel: the joints', the auxiliaries' home, else 0."""
+        pulses = [0] * self.channels
+        for channel, pulse in zip(self.joint_channels, command.pulses_us, strict=True):
+            low, high = self.limits_us[channel]
+            pulses[channel] = min(max(round(float(pulse)), low), high)
+        for channel, pulse in self.aux_pulses_us:
+            pulses[channel] = pulse
+        return pulses
+
+    def joint_pulses(self, reported: Sequence[Optional[int]]) -> Optional[list[float]]:
+        """Return the joints' pulses from a per-channel report, None if any joint has none."""
+        if len(reported) < self.channels:
+            return None
+        pulses = [reported[channel] for channel in self.joint_channels]
+        if any(p is None for p in pulses):
+            return None
+        return [float(p) for p in pulses]

@@ -1,0 +1,141 @@
+"""What the link needs from a board protocol: requests to send and the answers they expect.
+
+A :class:`Dialect` turns the link's desired state (pulses, limits, enable bits, watchdog) into
+:class:`Transaction` objects and recognises the answers in the received bytes. It does no I/O
+itself, so the link's port handling, retries and pacing are the same for every protocol.
+"""
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+import enum
+from typing import Optional
+
+from fabrik_ros.servo_io.protocols.native import BoardInfo, NackError, WatchdogAction
+
+
+class Protocol(enum.Enum):
+    """The serial protocols a link or simulated board can speak."""
+
+    NATIVE = 'native'    # hardware/PROTOCOL.md
+    SSC32 = 'ssc32'      # Lynxmotion SSC-32U ASCII
+    MAESTRO = 'maestro'  # Pololu Maestro compact protocol
+
+
+class AnswerKind(enum.Enum):
+    """How the answer to a request is recognised."""
+
+    NONE = 'none'        # fire and forget; the link only waits for the line time
+    FRAME = 'frame'      # a native reply frame with the request's sequence number
+    BYTES = 'bytes'      # exactly ``size`` raw bytes
+    LINE = 'line'        # text up to and including CR
+
+
+@dataclass(frozen=True)
+class Transaction:
+    """Bytes to write and what answer (if any) completes them."""
+
+    data: bytes
+    answer: AnswerKind
+    seq: int = 0
+    cmd: int = 0
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A recognised answer: ``nack`` is set when the board refused, ``data`` otherwise."""
+
+    data: bytes
+    nack: Optional[NackError] = None
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Pulses the board reports per channel [µs]; None where it reports none (unset or off)."""
+
+    pulses_us: tuple[Optional[int], ...]
+    resolution_us: float
+    stamp_s: float
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Which link features the protocol carries to the board."""
+
+    acknowledged: bool       # every command is answered, so lost commands are re-sent
+    board_limits: bool       # limits are enforced by the board (else by the link only)
+    watchdog: bool           # host-silence watchdog on the board
+    pulse_range_us: tuple[int, int]
+
+
+class Dialect(abc.ABC):
+    """Build requests for one protocol and pick its answers out of the received bytes."""
+
+    capabilities: Capabilities
+
+    def __init__(self, channels: int) -> None:
+        self.channels = channels
+
+    @abc.abstractmethod
+    def reset(self) -> None:
+        """Forget per-connection state and buffered bytes (called on every (re)connect)."""
+
+    @abc.abstractmethod
+    def discard_input(self) -> None:
+        """Drop buffered bytes and half-received answers (called after a reply timeout)."""
+
+    @abc.abstractmethod
+    def feed(self, data: bytes) -> None:
+        """Take bytes received from the board."""
+
+    @abc.abstractmethod
+    def take_answer(self, transaction: Transaction) -> Optional[Answer]:
+        """Return the answer to ``transaction`` once it is complete, else None."""
+
+    def take_board_reset(self) -> Optional[BoardInfo]:
+        """Return the board's info if it announced a reset since the last call."""
+        return None
+
+    @abc.abstractmethod
+    def handshake(self) -> Transaction:
+        """Return the request that proves the board is up and identifies it."""
+
+    @abc.abstractmethod
+    def board_info(self, answer: Answer) -> Optional[BoardInfo]:
+        """Return the identity in the handshake answer, or None if it is not one."""
+
+    @abc.abstractmethod
+    def pulses(self, pulses_us: Sequence[int], move_ms: int,
+               enabled_mask: int) -> list[Transaction]:
+        """Return the requests that set the targets (0 = leave unchanged)."""
+
+    @abc.abstractmethod
+    def enable(self, mask: int, previous_mask: int,
+               pulses_us: Sequence[int]) -> list[Transaction]:
+        """Return the requests that make exactly the channels in ``mask`` pulse."""
+
+    def limits(self, limits_us: Sequence[tuple[int, int]]) -> list[Transaction]:
+        """Return the requests that store pulse limits on the board (none by default)."""
+        return []
+
+    def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
+        """Return the requests that set the board's host-silence watchdog; none by default."""
+        return []
+
+    @abc.abstractmethod
+    def poll(self) -> list[Transaction]:
+        """Return the requests that read back every channel's pulse."""
+
+    @abc.abstractmethod
+    def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
+        """Return the positions in the answers to :meth:`poll`, or None if malformed."""
+
+
+def mask_channels(mask: int, channels: int) -> list[int]:
+    """Return the channel numbers whose bit is set in ``mask``.
+
+    >>> mask_channels(0b101, 6)
+    [0, 2]
+    """
+    return [channel for channel in range(channels) if mask >> channel & 1]

@@ -1,0 +1,95 @@
+"""The link's view of the Pololu Maestro (see ``maestro.py`` for the manual's formats)."""
+
+from collections.abc import Sequence
+from typing import Optional
+
+from fabrik_ros.servo_io.protocols import maestro
+from fabrik_ros.servo_io.protocols.dialect import (
+    Answer,
+    AnswerKind,
+    Capabilities,
+    mask_channels,
+    Positions,
+    Transaction,
+)
+from fabrik_ros.servo_io.protocols.native import BoardInfo
+from fabrik_ros.servo_io.protocols.raw_dialect import RawDialect
+
+_PULSE_MAX_US = maestro.DATA_MAX // maestro.QUARTERS_PER_US
+
+
+class MaestroDialect(RawDialect):
+    """Set Target per channel, with Set Speed standing in for the move time; no acks.
+
+    Set Target (not Set Multiple Targets) is used because every Maestro accepts it, the
+    6-channel Micro Maestro included. The move time becomes a per-channel speed limit computed
+    from the distance to the previous target; the speed is only re-sent when it changes.
+    """
+
+    capabilities = Capabilities(acknowledged=False, board_limits=False, watchdog=False,
+                                pulse_range_us=(1, _PULSE_MAX_US))
+
+    def __init__(self, channels: int) -> None:
+        if not 1 <= channels <= maestro.CHANNELS:
+            raise ValueError(f'channels = {channels!r}, must be within [1, {maestro.CHANNELS}]')
+        super().__init__(channels)
+        self._targets: dict[int, int] = {}
+        self._speeds: dict[int, int] = {}
+
+    def reset(self) -> None:
+        """Forget the targets and speeds sent on the previous connection."""
+        super().reset()
+        self._targets.clear()
+        self._speeds.clear()
+
+    def handshake(self) -> Transaction:
+        """Return Get Errors (answers two bytes and clears the error register)."""
+        return Transaction(maestro.encode_get_errors(), AnswerKind.BYTES,
+                           size=maestro.REPLY_SIZE)
+
+    def board_info(self, answer: Answer) -> Optional[BoardInfo]:
+        """Return a board identity naming the error register read at the handshake."""
+        errors = maestro.decode_u16(answer.data)
+        return BoardInfo(0, self.channels, f'Pololu Maestro (errors 0x{errors:04x})')
+
+    def _target(self, channel: int, pulse_us: int, move_s: float) -> bytes:
+        previous = self._targets.get(channel)
+        speed = maestro.speed_for_move(pulse_us - previous, move_s) if previous else 0
+        data = b''
+        if self._speeds.get(channel) != speed:
+            data += maestro.encode_set_speed(channel, speed)
+            self._speeds[channel] = speed
+        self._targets[channel] = pulse_us
+        return data + maestro.encode_set_target(channel, pulse_us)
+
+    def pulses(self, pulses_us: Sequence[int], move_ms: int,
+               enabled_mask: int) -> list[Transaction]:
+        """Return one write with the targets (and changed speeds) of enabled channels."""
+        data = b''.join(self._target(ch, pulses_us[ch], move_ms / 1000.0)
+                        for ch in mask_channels(enabled_mask, self.channels) if pulses_us[ch])
+        return [Transaction(data, AnswerKind.NONE)] if data else []
+
+    def enable(self, mask: int, previous_mask: int,
+               pulses_us: Sequence[int]) -> list[Transaction]:
+        """Set target 0 (no pulses) on leaving channels, their target on joining ones."""
+        data = b''
+        for channel in mask_channels(previous_mask & ~mask, self.channels):
+            data += maestro.encode_set_target(channel, 0)
+            self._targets.pop(channel, None)
+        for channel in mask_channels(mask & ~previous_mask, self.channels):
+            data += self._target(channel, pulses_us[channel], 0.0)
+        return [Transaction(data, AnswerKind.NONE)] if data else []
+
+    def poll(self) -> list[Transaction]:
+        """Return Get Position for every channel in one write (two bytes back per channel)."""
+        data = b''.join(maestro.encode_get_position(ch) for ch in range(self.channels))
+        return [Transaction(data, AnswerKind.BYTES, size=maestro.REPLY_SIZE * self.channels)]
+
+    def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
+        """Return the positions rounded to whole µs; 0 (off) → None."""
+        if len(answers) != 1 or len(answers[0].data) != maestro.REPLY_SIZE * self.channels:
+            return None
+        data = answers[0].data
+        quarters = [maestro.decode_u16(data[i:i + 2]) for i in range(0, len(data), 2)]
+        pulses = tuple(round(q / maestro.QUARTERS_PER_US) or None for q in quarters)
+        return Positions(pulses, 1.0, stamp_s)

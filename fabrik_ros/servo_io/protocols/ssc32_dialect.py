@@ -1,0 +1,94 @@
+"""The link's view of the Lynxmotion SSC-32U (see ``ssc32.py`` for the manual's formats)."""
+
+from collections.abc import Sequence
+from typing import Optional
+
+from fabrik_ros.servo_io.protocols import ssc32
+from fabrik_ros.servo_io.protocols.dialect import (
+    Answer,
+    AnswerKind,
+    Capabilities,
+    mask_channels,
+    Positions,
+    Transaction,
+)
+from fabrik_ros.servo_io.protocols.native import BoardInfo
+from fabrik_ros.servo_io.protocols.raw_dialect import RawDialect
+
+
+def _send(data: bytes) -> Transaction:
+    return Transaction(data, AnswerKind.NONE)
+
+
+class Ssc32Dialect(RawDialect):
+    """Group moves with ``T``; pulses read back with ``QP``; no acknowledgements.
+
+    Only enabled channels are sent targets, because on the SSC-32U a target starts the pulses
+    and ``P0`` stops them. A channel's first move after a (re)connect or a stop goes without
+    ``T``: the board ignores timing until it knows where the servo is.
+    """
+
+    capabilities = Capabilities(acknowledged=False, board_limits=False, watchdog=False,
+                                pulse_range_us=(ssc32.PULSE_MIN_US, ssc32.PULSE_MAX_US))
+
+    def __init__(self, channels: int) -> None:
+        if not 1 <= channels <= ssc32.CHANNELS:
+            raise ValueError(f'channels = {channels!r}, must be within [1, {ssc32.CHANNELS}]')
+        super().__init__(channels)
+        self._positioned: set[int] = set()
+
+    def reset(self) -> None:
+        """Forget which channels the board has positioned, and buffered bytes."""
+        super().reset()
+        self._positioned.clear()
+
+    def handshake(self) -> Transaction:
+        """Return ``VER``."""
+        return Transaction(ssc32.encode_version(), AnswerKind.LINE)
+
+    def board_info(self, answer: Answer) -> Optional[BoardInfo]:
+        """Return the version text as the firmware name (protocol version 0 = not native)."""
+        text = answer.data.decode('ascii', 'replace').strip()
+        return BoardInfo(0, self.channels, text) if text else None
+
+    def pulses(self, pulses_us: Sequence[int], move_ms: int,
+               enabled_mask: int) -> list[Transaction]:
+        """Return at most two group moves: unpositioned channels without T, the rest with T."""
+        moving = {ch: pulses_us[ch] for ch in mask_channels(enabled_mask, self.channels)
+                  if pulses_us[ch]}
+        first = {ch: pulse for ch, pulse in moving.items() if ch not in self._positioned}
+        timed = {ch: pulse for ch, pulse in moving.items() if ch in self._positioned}
+        transactions = []
+        if first:
+            transactions.append(_send(ssc32.encode_group_move(first)))
+            self._positioned.update(first)
+        if timed:
+            transactions.append(_send(ssc32.encode_group_move(timed, time_ms=move_ms)))
+        return transactions
+
+    def enable(self, mask: int, previous_mask: int,
+               pulses_us: Sequence[int]) -> list[Transaction]:
+        """Stop channels leaving ``mask`` (``P0``); position channels joining it at once."""
+        stopping = mask_channels(previous_mask & ~mask, self.channels)
+        starting = {ch: pulses_us[ch] for ch in mask_channels(mask & ~previous_mask,
+                                                              self.channels)}
+        transactions = []
+        if stopping:
+            transactions.append(_send(ssc32.encode_stop_pulses(stopping)))
+            self._positioned.difference_update(stopping)
+        if starting:
+            transactions.append(_send(ssc32.encode_group_move(starting)))
+            self._positioned.update(starting)
+        return transactions
+
+    def poll(self) -> list[Transaction]:
+        """Return one ``QP`` line for every channel; the answer is one byte per channel."""
+        return [Transaction(ssc32.encode_query_pulse_widths(list(range(self.channels))),
+                            AnswerKind.BYTES, size=self.channels)]
+
+    def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
+        """Return the pulse widths (10 µs resolution); 0 (not pulsing) → None."""
+        if len(answers) != 1 or len(answers[0].data) != self.channels:
+            return None
+        pulses = ssc32.decode_pulse_widths(answers[0].data)
+        return Positions(tuple(pulse or None for pulse in pulses), 10.0, stamp_s)

@@ -1,0 +1,69 @@
+"""`make demo` runs the arm on the simulated board and prints the table it promises."""
+
+import os
+from pathlib import Path
+import subprocess
+import sys
+import time
+
+import pytest
+
+from fabrik_ros.demo.cli import SEQUENCE
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+COLUMNS = ('#', 'step', 'sent on', 'target [m]', 'result', 'residual [mm]', 'joint angles',
+           'board pins [us]', 'time [s]')
+
+
+def _run_demo(*args: str) -> tuple[subprocess.CompletedProcess, float]:
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, '-m', 'fabrik_ros.demo', *args], cwd=REPO_ROOT,
+                            env=dict(os.environ), capture_output=True, text=True, timeout=90)
+    return result, time.monotonic() - started
+
+
+def _rows(stdout: str) -> list[dict[str, str]]:
+    lines = [line for line in stdout.splitlines() if ' | ' in line]
+    header = [cell.strip() for cell in lines[0].split(' | ')]
+    assert [h.split(' [deg]')[0] for h in header] == list(COLUMNS)
+    return [dict(zip(COLUMNS, (cell.strip() for cell in line.split(' | ')), strict=True))
+            for line in lines[1:]]
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize('board, protocol', [('python', 'native'), ('python', 'maestro'),
+                                             ('simavr', 'native')])
+def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_path):
+    plot = tmp_path / 'poses.png'
+    result, seconds = _run_demo('--board', board, '--protocol', protocol, '--plot', str(plot))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert seconds < 60.0
+    rows = _rows(result.stdout)
+    assert [row['step'] for row in rows] == [step.label for step in SEQUENCE]
+    for row, step in zip(rows, SEQUENCE, strict=True):
+        assert row['result'].split(' (')[0] == step.expect.value, row
+        if row['result'] == 'reached':
+            assert float(row['residual [mm]']) <= 0.1
+        assert len(row['board pins [us]'].split()) == 4
+        assert all(500 <= int(p) <= 2500 for p in row['board pins [us]'].split())
+    rejected = [i for i, row in enumerate(rows) if row['result'] == 'rejected']
+    assert rejected, 'the sequence has rejected targets'
+    for index in rejected:
+        assert rows[index]['board pins [us]'] == rows[index - 1]['board pins [us]'], (
+            'a rejected target leaves the board where it was')
+    assert f'{len(SEQUENCE)} steps' in result.stdout
+    assert plot.stat().st_size > 10_000
+    assert 'out of reach' in result.stderr and 'not finite' in result.stderr
+
+
+def test_demo_refuses_an_unknown_protocol():
+    result, _ = _run_demo('--protocol', 'dynamixel')
+    assert result.returncode == 2
+    assert "invalid choice: 'dynamixel'" in result.stderr
+
+
+def test_demo_refuses_the_simavr_board_with_a_foreign_protocol():
+    result, _ = _run_demo('--board', 'simavr', '--protocol', 'ssc32')
+    assert result.returncode == 1
+    assert 'native protocol' in result.stderr

@@ -1,0 +1,15 @@
+"""The examples in the docstrings of the pure helpers outside kinematics run and hold."""
+
+import doctest
+
+import pytest
+
+from fabrik_ros.driver import slew
+from fabrik_ros.monitoring import cause_throttle
+
+
+@pytest.mark.parametrize('module', [cause_throttle, slew], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    failures, tried = doctest.testmod(module)
+    assert tried > 0
+    assert failures == 0
