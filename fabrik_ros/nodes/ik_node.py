@@ -15,7 +15,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
-from fabrik_ros.kinematics import IkResult
+from fabrik_ros.kinematics import IkResult, TargetError
 from fabrik_ros.kinematics.path_follower import PathFollower
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
@@ -36,10 +36,10 @@ from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.parameters import declare
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
+    cause_of,
     Target,
     target_from_point,
     target_from_pose,
-    TargetError,
     targets_from_path,
 )
 
@@ -60,10 +60,13 @@ class FabrikIkNode(Node):
 
     - ``target_point`` (PointStamped), ``target_pose`` (PoseStamped; its orientation's x axis
       is the tool approach when ``use_pose_orientation``) and ``target_path`` (nav_msgs/Path,
-      followed along a smooth curve at ``path_speed_m_s``). A new target ends a path.
-    - A target that is not finite or not in the base frame (an empty frame_id means the base
-      frame) is dropped with a throttled warning. An unreachable one moves the arm to the
-      closest pose within limits, with a warning and WARN diagnostics.
+      followed along a smooth curve from the tool's position at ``path_speed_m_s``). A new
+      target ends a path.
+    - A target that is not finite, not in the base frame (an empty frame_id means the base
+      frame), or (with ``use_pose_orientation``) has no usable orientation is dropped with a
+      throttled warning naming the topic it came on. An unreachable one moves the arm to the
+      closest pose within limits, with a warning that says whether the position or only the
+      approach direction is out of reach, and WARN diagnostics.
     - Target subscriptions keep only the newest message (a burst leaves one solve: the
       latest); path poses all count, so ``target_path`` queues as usual.
     - ``ik_markers`` show the newest solution at most 30 times a second (latched).
@@ -89,6 +92,7 @@ class FabrikIkNode(Node):
         self._joint_states: Optional[tuple[float, ...]] = None
         self._follower: Optional[PathFollower] = None
         self._path_started_s = 0.0
+        self._path_topic = 'target_path'
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
@@ -130,13 +134,21 @@ class FabrikIkNode(Node):
 
     def _subscribe_targets(self) -> None:
         latest = _LATEST_TARGET
-        self.create_subscription(PointStamped, 'target_point', self._on_target_point, latest)
-        self.create_subscription(PoseStamped, 'target_pose', self._on_target_pose, latest)
-        self.create_subscription(Path, 'target_path', self._on_target_path, 10)
+        self._subscribe(PointStamped, 'target_point', self._on_target_point, latest)
+        self._subscribe(PoseStamped, 'target_pose', self._on_target_pose, latest)
+        self._subscribe(Path, 'target_path', self._on_target_path, 10)
         if self._parameter('follow_rviz_tools'):
-            self.create_subscription(PointStamped, '/clicked_point', self._on_target_point,
-                                     latest)
-            self.create_subscription(PoseStamped, '/goal_pose', self._on_target_pose, latest)
+            self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest)
+            self._subscribe(PoseStamped, '/goal_pose', self._on_target_pose, latest)
+
+    def _subscribe(self, msg_type, topic: str, on_message, depth: int) -> None:
+        """Subscribe ``on_message(msg, topic)``, with the topic as resolved (after remapping).
+
+        Log lines then name the topic the user published on, ``/goal_pose`` say, not the
+        name in the code.
+        """
+        subscription = self.create_subscription(
+            msg_type, topic, lambda msg: on_message(msg, subscription.topic_name), depth)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse solver options the core refuses, with its reason; apply the others."""
@@ -152,44 +164,48 @@ class FabrikIkNode(Node):
 
     # -- targets -----------------------------------------------------------------------------
 
-    def _on_target_point(self, msg: PointStamped) -> None:
-        self._accept(lambda: target_from_point(msg, self._arm.base_frame), 'target_point')
+    def _on_target_point(self, msg: PointStamped, topic: str) -> None:
+        self._accept(lambda: target_from_point(msg, self._arm.base_frame, topic=topic), topic)
 
-    def _on_target_pose(self, msg: PoseStamped) -> None:
-        self._accept(lambda: target_from_pose(msg, self._arm.base_frame), 'target_pose')
+    def _on_target_pose(self, msg: PoseStamped, topic: str) -> None:
+        use_orientation = self._parameter('use_pose_orientation')
+        self._accept(lambda: target_from_pose(msg, self._arm.base_frame, topic=topic,
+                                              use_orientation=use_orientation), topic)
 
     def _on_interactive_move(self, position_m: tuple[float, float, float]) -> None:
         self._accept(lambda: Target(position_m), _INTERACTIVE)
 
-    def _accept(self, read, source: str) -> None:
+    def _accept(self, read: Callable[[], Target], source: str) -> None:
+        """Solve the target ``read`` returns; a target message or solver refusal is dropped."""
         try:
             target = read()
+            self._stop_path()
+            self._solve(target.position_m, target.approach, source)
         except TargetError as error:
             self._reject(error)
             return
-        self._follower = None
-        self._path_timer.cancel()
-        approach = target.approach if self._parameter('use_pose_orientation') else None
-        self._solve(target.position_m, approach, source)
         if self._interactive is not None and source != _INTERACTIVE:
             self._interactive.move_to(target.position_m)
 
     def _reject(self, error: TargetError) -> None:
         self._stats.record_rejected()
-        if self._rejections.allow(error.cause):
+        if self._rejections.allow(cause_of(error)):
             self.get_logger().warning(f'target dropped: {error}')
 
-    def _on_target_path(self, msg: Path) -> None:
+    def _on_target_path(self, msg: Path, topic: str) -> None:
         try:
-            targets = targets_from_path(msg, self._arm.base_frame)
+            targets = targets_from_path(msg, self._arm.base_frame, topic=topic)
         except TargetError as error:
             self._reject(error)
             return
-        self._follower = PathFollower.through([t.position_m for t in targets],
+        start_m = tuple(float(v) for v in self._arm.fk(self._seed() or self._arm.home)[-1])
+        self._follower = PathFollower.through([start_m, *(t.position_m for t in targets)],
                                               speed_m_s=self._parameter('path_speed_m_s'))
+        self._path_topic = topic
         self._path_started_s = self._now_s()
-        self.get_logger().info(f'following a path of {len(targets)} poses, '
-                               f'{self._follower.length_m:.3f} m in '
+        poses = f'{len(targets)} pose' + ('s' if len(targets) != 1 else '')
+        self.get_logger().info(f'following {topic} ({poses}) from the tool position '
+                               f'{_fmt(start_m)}: {self._follower.length_m:.3f} m in '
                                f'{self._follower.duration_s:.2f} s')
         self._path_timer.reset()
         self._on_path_timer()
@@ -199,10 +215,18 @@ class FabrikIkNode(Node):
             self._path_timer.cancel()
             return
         elapsed_s = self._now_s() - self._path_started_s
-        self._solve(self._follower.position_at(elapsed_s), None, 'target_path')
-        if elapsed_s >= self._follower.duration_s:
-            self._follower = None
-            self._path_timer.cancel()
+        done = elapsed_s >= self._follower.duration_s
+        try:
+            self._solve(self._follower.position_at(elapsed_s), None, self._path_topic)
+        except TargetError as error:
+            self._reject(error)
+            done = True
+        if done:
+            self._stop_path()
+
+    def _stop_path(self) -> None:
+        self._follower = None
+        self._path_timer.cancel()
 
     def _on_joint_states(self, msg: JointState) -> None:
         fallback = self._joint_states or self._last_command or tuple(self._arm.home)
@@ -213,16 +237,21 @@ class FabrikIkNode(Node):
 
     # -- solving -----------------------------------------------------------------------------
 
+    def _seed(self) -> Optional[tuple[float, ...]]:
+        return self._joint_states or self._last_command
+
     def _solve(self, position_m, approach, source: str) -> IkResult:
-        seed = self._joint_states or self._last_command
+        """Solve, publish the command and note the markers to draw.
+
+        :raises TargetError: if the solver refuses the target (nothing is published)
+        """
+        seed = self._seed()
         started = time.perf_counter()
         result = self._arm.ik(position_m, seed, approach=approach)
         self._stats.record(reached=result.reached, error_m=result.error,
                            solve_s=time.perf_counter() - started)
         if not result.reached:
-            self.get_logger().warning(
-                f'{source} {_fmt(position_m)} is out of reach: moving to the closest pose, '
-                f'{1e3 * result.error:.1f} mm away', throttle_duration_sec=_WARN_EVERY_S)
+            self._warn_unreached(source, position_m, approach, result)
         self._last_command = tuple(float(a) for a in result.angles)
         if self._command_sink is not None:
             self._command_sink(self._last_command)
@@ -232,6 +261,19 @@ class FabrikIkNode(Node):
         if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
+
+    def _warn_unreached(self, source: str, position_m, approach, result: IkResult) -> None:
+        """Say which part of the target cannot be met: the position, or only the approach."""
+        away = f'{1e3 * result.error:.1f} mm away'
+        if approach is not None and self._arm.ik(position_m, self._seed()).reached:
+            cause = 'approach out of reach'
+            what = (f'is reachable, but not along the approach {_fmt(approach)}: moving to the '
+                    f'closest pose along it, {away}')
+        else:
+            cause = 'out of reach'
+            what = f'is out of reach: moving to the closest pose, {away}'
+        if self._rejections.allow(cause):
+            self.get_logger().warning(f'{source} {_fmt(position_m)} {what}')
 
     def _on_marker_timer(self) -> None:
         """Publish the newest solution if one came since the last; else rest until one does."""

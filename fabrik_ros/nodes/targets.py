@@ -8,6 +8,8 @@ from typing import Optional
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped
 from nav_msgs.msg import Path
 
+from fabrik_ros.kinematics import TargetError
+
 Vector = tuple[float, float, float]
 
 
@@ -17,14 +19,25 @@ class TargetCause(Enum):
     NOT_FINITE = 'not finite'
     WRONG_FRAME = 'wrong frame'
     EMPTY_PATH = 'empty path'
+    NO_ROTATION = 'no rotation'
+    UNSOLVABLE = 'unsolvable'
 
 
-class TargetError(ValueError):
-    """A target message the IK node cannot use (non-finite, or in another frame)."""
+class TargetMessageError(TargetError):
+    """A target message the IK node cannot use, with the cause its warning is throttled by.
+
+    A kind of the core's :class:`~fabrik_ros.kinematics.TargetError`, so one ``except`` covers
+    a bad message and a target the solver itself refuses.
+    """
 
     def __init__(self, cause: TargetCause, message: str) -> None:
         super().__init__(message)
         self.cause = cause
+
+
+def cause_of(error: TargetError) -> TargetCause:
+    """Return why ``error`` refused a target: its own cause, else that the solver refused it."""
+    return getattr(error, 'cause', TargetCause.UNSOLVABLE)
 
 
 @dataclass(frozen=True)
@@ -35,72 +48,97 @@ class Target:
     approach: Optional[Vector] = None
 
 
-def target_from_point(msg: PointStamped, base_frame: str) -> Target:
-    """Return the target of a PointStamped.
+def target_from_point(msg: PointStamped, base_frame: str, *,
+                      topic: str = 'target_point') -> Target:
+    """Return the target of a PointStamped received on ``topic`` (named in errors).
 
-    :raises TargetError: for a frame other than ``base_frame`` (empty means the base frame)
-        or a non-finite coordinate
+    :raises TargetMessageError: for a frame other than ``base_frame`` (empty means the base
+        frame) or a non-finite coordinate
     """
-    _check_frame('target_point', msg.header.frame_id, base_frame)
-    return Target(_finite_point('target_point', msg.point))
+    _check_frame(topic, msg.header.frame_id, base_frame)
+    return Target(_finite_point(topic, msg.point))
 
 
-def target_from_pose(msg: PoseStamped, base_frame: str) -> Target:
+def target_from_pose(msg: PoseStamped, base_frame: str, *, topic: str = 'target_pose',
+                     use_orientation: bool = False) -> Target:
     """Return the target of a PoseStamped; its orientation's x axis is the approach axis.
 
-    An all-zero quaternion (an orientation left unset) gives no approach axis.
+    The orientation is read only when ``use_orientation``: then it must be a rotation (any
+    non-zero length; it is normalised), and the approach axis is set.
 
-    :raises TargetError: for a wrong frame, a non-finite value or a non-normalisable quaternion
+    :raises TargetMessageError: for a wrong frame, a non-finite position, or, when the
+        orientation is used, a non-finite or all-zero quaternion
     """
-    _check_frame('target_pose', msg.header.frame_id, base_frame)
-    return _target_of(msg.pose, 'target_pose')
+    _check_frame(topic, msg.header.frame_id, base_frame)
+    return _target_of(msg.pose, topic, use_orientation)
 
 
-def targets_from_path(msg: Path, base_frame: str) -> list[Target]:
-    """Return the targets of every pose of a Path, in order.
+def targets_from_path(msg: Path, base_frame: str, *, topic: str = 'target_path') -> list[Target]:
+    """Return the targets of every pose of a Path, in order (orientations are not used).
 
     A pose with an empty frame_id inherits the path's frame.
 
-    :raises TargetError: if the path is empty or any pose is unusable (naming its index)
+    :raises TargetMessageError: if the path is empty or any pose is unusable (naming its index)
     """
-    _check_frame('target_path', msg.header.frame_id, base_frame)
+    _check_frame(topic, msg.header.frame_id, base_frame)
     if not msg.poses:
-        raise TargetError(TargetCause.EMPTY_PATH,
-                          'target_path has no poses, needs at least one')
+        raise TargetMessageError(TargetCause.EMPTY_PATH,
+                                 f'{topic} has no poses, needs at least one: '
+                                 f'the arm keeps its current target')
     targets = []
     for index, stamped in enumerate(msg.poses):
-        where = f'target_path.poses[{index}]'
+        where = f'{topic}.poses[{index}]'
         _check_frame(where, stamped.header.frame_id or msg.header.frame_id, base_frame)
-        targets.append(_target_of(stamped.pose, where))
+        targets.append(_target_of(stamped.pose, where, False))
     return targets
 
 
-def _target_of(pose: Pose, where: str) -> Target:
-    return Target(_finite_point(where, pose.position), _approach_axis(where, pose.orientation))
+def _target_of(pose: Pose, where: str, use_orientation: bool) -> Target:
+    approach = _approach_axis(where, pose.orientation) if use_orientation else None
+    return Target(_finite_point(where, pose.position), approach)
 
 
 def _check_frame(where: str, frame_id: str, base_frame: str) -> None:
     if frame_id not in ('', base_frame):
-        raise TargetError(TargetCause.WRONG_FRAME,
-                          f"{where}: frame_id {frame_id!r} is not the arm's base frame "
-                          f"'{base_frame}' (no tf2 here: send targets in '{base_frame}')")
+        raise TargetMessageError(TargetCause.WRONG_FRAME,
+                                 f"{where}: frame_id {frame_id!r} is not the arm's base "
+                                 f"frame '{base_frame}' (no tf2 here: send targets in "
+                                 f"'{base_frame}')")
 
 
 def _finite_point(where: str, point) -> Vector:
     values = (float(point.x), float(point.y), float(point.z))
     if not all(math.isfinite(v) for v in values):
-        raise TargetError(TargetCause.NOT_FINITE, f'{where}: position {values} is not finite')
+        raise TargetMessageError(TargetCause.NOT_FINITE,
+                                 f'{where}: position {values} is not finite')
     return values
 
 
-def _approach_axis(where: str, q) -> Optional[Vector]:
-    """Return the rotated x axis of quaternion ``q``, or None for an unset (zero) one."""
-    w, x, y, z = float(q.w), float(q.x), float(q.y), float(q.z)
-    if not all(math.isfinite(v) for v in (w, x, y, z)):
-        raise TargetError(TargetCause.NOT_FINITE,
-                          f'{where}: orientation {(x, y, z, w)} is not finite')
-    norm_sq = w * w + x * x + y * y + z * z
-    if norm_sq == 0.0:
-        return None
-    s = 2.0 / norm_sq
+def _approach_axis(where: str, q) -> Vector:
+    """Return the x axis of quaternion ``q`` rotated, after normalising ``q``.
+
+    ``q`` is first divided by its largest component, so that lengths far from 1 (subnormal
+    or near the float maximum, where squaring under- or overflows) normalise exactly as well
+    as ordinary ones.
+
+    >>> class Q: x, y, z, w = 1e-160, 0.0, 0.0, 0.0
+    >>> [round(v, 12) + 0.0 for v in _approach_axis('doc', Q)]
+    [1.0, 0.0, 0.0]
+    """
+    components = (float(q.w), float(q.x), float(q.y), float(q.z))
+    if not all(math.isfinite(v) for v in components):
+        raise TargetMessageError(TargetCause.NOT_FINITE, f'{where}: orientation '
+                                 f'{_xyzw(components)} is not finite')
+    largest = max(abs(v) for v in components)
+    if largest == 0.0:
+        raise TargetMessageError(TargetCause.NO_ROTATION, f'{where}: orientation (0, 0, 0, 0) '
+                                 f'is not a rotation; use_pose_orientation takes the approach '
+                                 f'from it (the identity is w = 1)')
+    w, x, y, z = (v / largest for v in components)
+    s = 2.0 / (w * w + x * x + y * y + z * z)
     return (1.0 - s * (y * y + z * z), s * (x * y + w * z), s * (x * z - w * y))
+
+
+def _xyzw(components: tuple[float, float, float, float]) -> tuple[float, ...]:
+    w, x, y, z = components
+    return (x, y, z, w)

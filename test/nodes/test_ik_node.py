@@ -166,24 +166,90 @@ def test_pose_orientation_sets_the_tool_approach_when_asked(ros, arm_args):
     assert tool == pytest.approx((0.0, 0.0, -1.0), abs=1e-3)
 
 
-def test_a_path_is_followed_smoothly_to_its_last_pose(ros, arm_args):
-    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'path_speed_m_s:=0.5',
-                                                   '-p', 'path_rate_hz:=100.0'])
-    waypoints = [(0.15, -0.04, 0.10), (0.16, 0.0, 0.12), (0.15, 0.04, 0.10)]
+def _path(waypoints) -> Path:
     path = Path()
     path.header.frame_id = 'base_link'
     for xyz in waypoints:
         pose = PoseStamped()
         pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = xyz
         path.poses.append(pose)
-    rig.publish('target_path', Path, path)
+    return path
+
+
+@pytest.mark.parametrize('waypoints', [
+    [(0.15, -0.04, 0.10), (0.16, 0.0, 0.12), (0.15, 0.04, 0.10)],
+    [(0.12, 0.08, 0.06)],
+], ids=['three poses', 'one pose'])
+def test_a_path_starts_at_the_tool_and_is_walked_at_path_speed_to_its_last_pose(
+        ros, arm_args, waypoints):
+    """Regression: the tool jumped to the first waypoint in one step, then followed the path."""
+    speed_m_s, rate_hz = 0.5, 100.0
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', f'path_speed_m_s:={speed_m_s}',
+                                                   '-p', f'path_rate_hz:={rate_hz}'])
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    rig.wait_for_commands(1)
+    rig.publish('target_path', Path, _path(waypoints))
     ros.spin_until(lambda: rig.commands and np.linalg.norm(
         _tip(rig.commands[-1].position) - waypoints[-1]) < TOOL_MM, timeout_s=10.0,
         what='the path to end at its last pose')
     tips = np.array([_tip(c.position) for c in rig.commands])
     assert len(tips) >= 5, 'the path is solved at intermediate points'
-    assert np.max(np.linalg.norm(np.diff(tips, axis=0), axis=1)) < 0.03, 'no jumps'
-    assert np.linalg.norm(tips[0] - waypoints[0]) < 0.01
+    steps_m = np.linalg.norm(np.diff(tips, axis=0), axis=1)
+    # Steps are taken on the ROS clock at the timer's rate; a late tick may cover two periods.
+    longest_m = 3.0 * speed_m_s / rate_hz
+    assert np.max(steps_m) < longest_m, f'a step of {np.max(steps_m):.3f} m: the tool jumped'
+
+
+def test_a_degenerate_orientation_is_normalised_or_refused_and_never_stops_the_node(
+        ros, arm_args):
+    """Regression: x = 1e-160 made the approach axis NaN and the solver's error killed the node."""
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'use_pose_orientation:=true'])
+    tiny = PoseStamped()
+    tiny.header.frame_id = 'base_link'
+    tiny.pose.position.x, tiny.pose.position.z = 0.2, 0.05
+    tiny.pose.orientation.w, tiny.pose.orientation.x = 0.0, 1e-160   # x axis unchanged: +x
+    rig.publish('target_pose', PoseStamped, tiny)
+    command = rig.wait_for_commands(1)
+    points = ARM.fk(list(command.position))
+    assert np.linalg.norm(points[-1] - (0.2, 0.0, 0.05)) < TOOL_MM
+    tool = (points[-1] - points[-2]) / np.linalg.norm(points[-1] - points[-2])
+    assert tool == pytest.approx((1.0, 0.0, 0.0), abs=1e-3)
+    zero = PoseStamped()
+    zero.pose.position.x, zero.pose.position.z = 0.2, 0.05
+    zero.pose.orientation.w = 0.0
+    rig.publish('target_pose', PoseStamped, zero)
+    rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '1',
+                          'the all-zero quaternion refused')
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    rig.wait_for_commands(2)
+
+
+def test_warnings_name_the_topic_used_and_which_part_of_a_target_is_out_of_reach(
+        ros, arm_args, capfd):
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'use_pose_orientation:=true',
+                                                   '-r', 'target_point:=clicks',
+                                                   '-r', 'target_pose:=goals'])
+    rig.publish('clicks', PointStamped, _point((math.nan, 0.0, 0.1)))
+    rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '1',
+                          'the NaN target refused')
+    backwards = PoseStamped()
+    backwards.pose.position.x, backwards.pose.position.z = 0.2, 0.05
+    backwards.pose.orientation.w, backwards.pose.orientation.z = 0.0, 1.0   # x axis -> -x
+    rig.publish('goals', PoseStamped, backwards)
+    rig.wait_for_commands(1)
+    rig.publish('goals', PoseStamped, _pose_at((0.6, 0.0, 0.05)))
+    rig.wait_for_commands(2)
+    err = capfd.readouterr().err
+    assert f'{ros.namespace}/clicks: position (nan, 0.0, 0.1) is not finite' in err
+    assert f'{ros.namespace}/goals (0.200, 0.000, 0.050) is reachable, but not along the ' \
+           'approach (-1.000, 0.000, 0.000)' in err
+    assert f'{ros.namespace}/goals (0.600, 0.000, 0.050) is out of reach' in err
+
+
+def _pose_at(xyz) -> PoseStamped:
+    pose = PoseStamped()
+    pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = xyz
+    return pose
 
 
 def test_without_interactive_markers_the_node_runs_without_the_3d_target(ros, arm_args):

@@ -6,10 +6,12 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path
 import pytest
 
+from fabrik_ros.kinematics import TargetError
 from fabrik_ros.nodes.targets import (
+    cause_of,
     target_from_point,
     target_from_pose,
-    TargetError,
+    TargetCause,
     targets_from_path,
 )
 
@@ -39,17 +41,51 @@ def test_a_non_finite_coordinate_is_refused():
     assert 'target_pose: position (0.1, inf, 0.0) is not finite' in str(raised.value)
 
 
-def test_the_pose_orientation_gives_the_approach_axis_and_an_unset_one_gives_none():
+def _approach(quaternion_wxyz):
+    return target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=quaternion_wxyz),
+                            'base_link', use_orientation=True).approach
+
+
+def test_the_pose_orientation_gives_the_approach_axis_only_when_used():
     half = math.sqrt(0.5)
-    down = target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=(half, 0.0, half, 0.0)),
-                            'base_link')
-    assert down.approach == pytest.approx((0.0, 0.0, -1.0))
-    left = target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=(2 * half, 0, 0, 2 * half)),
-                            'base_link')
-    assert left.approach == pytest.approx((0.0, 1.0, 0.0)), 'quaternions are normalised'
-    unset = target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=(0.0, 0.0, 0.0, 0.0)),
-                             'base_link')
-    assert unset.approach is None
+    assert _approach((half, 0.0, half, 0.0)) == pytest.approx((0.0, 0.0, -1.0))
+    assert _approach((2 * half, 0, 0, 2 * half)) == pytest.approx((0.0, 1.0, 0.0)), \
+        'quaternions are normalised'
+    ignored = target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=(math.nan, 0, 0, 0)),
+                               'base_link')
+    assert ignored.approach is None, 'the orientation is not read unless it is used'
+
+
+@pytest.mark.parametrize('scale', [5e-324, 1e-160, 1e-9, 3.0, 1e154, 1e200, 1.7e308])
+def test_a_quaternion_of_any_finite_non_zero_length_normalises_to_a_unit_axis(scale):
+    """Regression: x = 1e-160 squared underflows to 0, so 2 / |q|^2 was inf and the axis NaN."""
+    axis = _approach((0.0, scale, 0.0, 0.0))
+    assert axis == pytest.approx((1.0, 0.0, 0.0))
+    half = math.sqrt(0.5) * scale
+    assert _approach((half, 0.0, half, 0.0)) == pytest.approx((0.0, 0.0, -1.0))
+
+
+@pytest.mark.parametrize('wxyz, cause, fragment', [
+    ((0.0, 0.0, 0.0, 0.0), TargetCause.NO_ROTATION, '(0, 0, 0, 0) is not a rotation'),
+    ((math.inf, 0.0, 0.0, 0.0), TargetCause.NOT_FINITE, 'orientation (0.0, 0.0, 0.0, inf) is'),
+    ((1.0, math.nan, 0.0, 0.0), TargetCause.NOT_FINITE, 'is not finite'),
+])
+def test_an_orientation_that_is_no_rotation_is_refused_with_the_reason(wxyz, cause, fragment):
+    with pytest.raises(TargetError) as raised:
+        _approach(wxyz)
+    assert cause_of(raised.value) is cause
+    assert fragment in str(raised.value)
+
+
+def test_errors_name_the_topic_the_message_came_on():
+    with pytest.raises(TargetError) as raised:
+        target_from_pose(_pose((math.nan, 0.0, 0.0)), 'base_link', topic='/goal_pose')
+    assert str(raised.value).startswith('/goal_pose: position (nan, 0.0, 0.0)')
+
+
+def test_a_solver_refusal_has_a_cause_of_its_own():
+    assert cause_of(TargetError('approach = (0, 0, 0), must be a non-zero direction')) is \
+        TargetCause.UNSOLVABLE
 
 
 def test_path_poses_inherit_the_path_frame_and_a_bad_pose_is_named_by_index():
