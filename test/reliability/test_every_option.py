@@ -1,7 +1,8 @@
-"""Every node, under every combination of its boolean and choice parameters, survives every
-numeric field of every message it subscribes to at every extreme of the field's type.
+"""Every node survives every message field at every extreme, under every option set.
 
-The messages go straight to each subscription's callback, as the executor would hand them
+Each node runs under every combination of its boolean and choice parameters and gets every
+numeric field of every message it subscribes to at every extreme of the field's type. The
+messages go straight to each subscription's callback, as the executor would hand them
 over, so thousands of them take seconds; timers then run on the state they left. After all of
 them a good target (or command) must still be served, no command may leave the joint limits,
 and no pulse may leave the servo calibration.
