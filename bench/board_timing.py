@@ -43,20 +43,14 @@ class TimedBoard(SimBoard):
         self._want_realtime = realtime
         self.realtime = False
 
-    def _run(self) -> None:
-        """Run the board thread, at real-time priority if asked and allowed (priority.py)."""
+    def on_thread_start(self) -> None:
+        """Put the board thread at real-time priority if asked and allowed (priority.py)."""
         if self._want_realtime:
             self.realtime = boost_current_thread()
-        super()._run()
 
-    def _line_in(self, data: bytes) -> float:
-        """Record the chunk with its modelled arrival, then let the board wait for it."""
-        start = self._clock()
-        byte_s = 10.0 / self.baud if self.baud else 0.0
-        if self.baud:
-            start = max(start, self._rx_free_at)
-        self._chunks.append(Chunk(start + byte_s, data))
-        return super()._line_in(data)
+    def on_host_bytes(self, data: bytes, first_byte_s: float) -> None:
+        """Record the chunk with its modelled arrival."""
+        self._chunks.append(Chunk(first_byte_s, data))
 
     def take_chunks(self) -> list[Chunk]:
         """Return the chunks recorded since the last call and start a new record."""

@@ -12,7 +12,10 @@ line would carry is throttled as on hardware. A pty has no DTR line either, so t
 see the host open the port and reset itself; ``boot_delay_s`` models the Arduino bootloader
 after :meth:`SimBoard.start`, :meth:`SimBoard.replug` and :meth:`SimBoard.reset`.
 
-``cli.py`` (the ``sim_device`` command) runs one from the command line.
+``cli.py`` (the ``sim_device`` command) runs one from the command line. Instruments (the
+reliability tests' tapped board, the latency benchmark's timed board) subclass it and override
+its hooks, :meth:`SimBoard.on_plugged` to :meth:`SimBoard.on_thread_start`; nothing else of
+the board is meant to be overridden.
 """
 
 from collections.abc import Callable
@@ -88,11 +91,40 @@ class SimBoard:
         self._tx_free_at = 0.0
         self._boot_at = 0.0
         self._booted_at: Optional[float] = None
-        self.firmware = self._new_firmware(ServoModel(channels, speed_us_per_s=speed_us_per_s))
+        self.firmware = self._new_firmware(self._new_model())
+
+    def _new_model(self) -> ServoModel:
+        return ServoModel(self.channels, speed_us_per_s=self.speed_us_per_s,
+                          on_move=self.on_move)
 
     def _new_firmware(self, model: ServoModel) -> SimFirmware:
         kind, name = _FIRMWARE[self.protocol]
         return kind(model, name)
+
+    # -- hooks for instruments: each runs on the board thread; the defaults do nothing -------
+
+    def on_thread_start(self) -> None:
+        """Run first on the board thread (to raise its priority, say)."""
+
+    def on_plugged(self) -> None:
+        """Run after a new pty is plugged in (at start and on every replug)."""
+
+    def on_step(self, plugged: bool) -> None:
+        """Run at every step of the board thread; ``plugged`` is False while unplugged."""
+
+    def on_host_bytes(self, data: bytes, first_byte_s: float) -> None:
+        """See the bytes the host wrote, as written, and when the first one arrived [s]."""
+
+    def on_exchange(self, delivered: bytes, reply: bytes) -> None:
+        """See what the firmware got (after line corruption) and what it answered (before)."""
+
+    def on_move(self, channel: int, start_us: float, target_us: int, at_s: float,
+                rate_us_per_s: float) -> None:
+        """See every move an output starts (rate inf = a jump); see :class:`ServoModel`."""
+
+    def outgoing(self, data: bytes) -> bytes:
+        """Return the bytes to put on the line for a reply (``data``, as the line left it)."""
+        return data
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -190,7 +222,7 @@ class SimBoard:
     def _power_cycle(self) -> None:
         """Replace the firmware by a fresh one; the native board keeps its EEPROM limits."""
         with self._cv:
-            model = ServoModel(self.channels, speed_us_per_s=self.speed_us_per_s)
+            model = self._new_model()
             if self.protocol is Protocol.NATIVE:
                 model.limits = list(self.firmware.model.limits)
             self.firmware = self._new_firmware(model)
@@ -210,6 +242,7 @@ class SimBoard:
                 os.unlink(temporary)
             os.symlink(self.pty_path, temporary)
             os.replace(temporary, self.link_path)
+        self.on_plugged()
         self._step(master, False)    # without a boot delay, READY goes out before anyone reads
 
     # -- what the board does ---------------------------------------------------------------
@@ -263,6 +296,7 @@ class SimBoard:
     # -- board thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
+        self.on_thread_start()
         while not self._stopping.is_set():
             with self._cv:
                 master = self._master
@@ -279,10 +313,14 @@ class SimBoard:
             self._step(master, master in ready)
 
     def _step(self, master: int, readable: bool) -> None:
+        self.on_step(master >= 0)
         if master < 0:
             return
         data = self._read(master) if readable else b''
         arrived = self._line_in(data) if data else self._clock()
+        if data:
+            byte_s = 10.0 / self.baud if self.baud else 0.0
+            self.on_host_bytes(data, arrived - (len(data) - 1) * byte_s)
         with self._cv:
             if master != self._master:
                 return
@@ -292,10 +330,12 @@ class SimBoard:
                 self.firmware.tick(arrived)
                 reply = b''
                 if data and not self.silent:
-                    reply = self.firmware.receive(self._corrupt(data), arrived)
+                    delivered = self._corrupt(data)
+                    reply = self.firmware.receive(delivered, arrived)
+                    self.on_exchange(delivered, reply)
             self._cv.notify_all()
         if reply and not self.silent:
-            self._write(master, self._corrupt(reply))
+            self._write(master, self.outgoing(self._corrupt(reply)))
 
     def _boot(self, now: float) -> bytes:
         if now < self._boot_at:

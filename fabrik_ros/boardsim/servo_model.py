@@ -4,12 +4,14 @@ Pure: every method takes the time ``now`` [s]; :class:`~fabrik_ros.boardsim.SimB
 supplies it. Pulses are microseconds; 0 means "never set".
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 import math
 from typing import Optional
 
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US
+
+MoveListener = Callable[[int, float, int, float, float], None]
 
 
 @dataclass
@@ -38,11 +40,15 @@ class ServoModel:
 
     :param channels: number of outputs.
     :param speed_us_per_s: fastest any output may change (a slow servo); None = no cap.
+    :param on_move: called as ``on_move(channel, start_us, target_us, now_s, rate_us_per_s)``
+        for every move a channel starts (rate inf = a jump), for instruments that keep a record.
     """
 
-    def __init__(self, channels: int, *, speed_us_per_s: Optional[float] = None) -> None:
+    def __init__(self, channels: int, *, speed_us_per_s: Optional[float] = None,
+                 on_move: Optional[MoveListener] = None) -> None:
         self.channels = channels
         self.speed_us_per_s = speed_us_per_s if speed_us_per_s else math.inf
+        self.on_move = on_move
         self._motions = [_Motion() for _ in range(channels)]
         self.limits: list[tuple[int, int]] = [DEFAULT_LIMITS_US] * channels
         self.enabled_mask = 0
@@ -73,6 +79,8 @@ class ServoModel:
         current = self.position(channel, now_s)
         rate = min(rate_us_per_s, self.speed_us_per_s) if current else math.inf
         self._motions[channel] = _Motion(current or float(target_us), target_us, now_s, rate)
+        if self.on_move is not None:
+            self.on_move(channel, current, target_us, now_s, rate)
 
     def move_over(self, targets_us: Sequence[int], duration_s: float, now_s: float) -> None:
         """Move every channel with a non-zero target so that all arrive after ``duration_s``."""

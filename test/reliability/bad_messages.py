@@ -40,13 +40,17 @@ def points(draw) -> tuple[PointStamped, bool]:
 
 @st.composite
 def poses(draw) -> tuple[PoseStamped, bool]:
-    """Return a PoseStamped and whether fabrik_ik should solve it."""
+    """Return a PoseStamped and whether fabrik_ik should solve it.
+
+    fabrik_ik runs with use_pose_orientation off here, so the orientation is not read: only
+    the frame and the position decide (test_every_option covers the orientation in use).
+    """
     values = [draw(numbers) for _ in range(7)]
     msg = PoseStamped(pose=Pose(position=Point(x=values[0], y=values[1], z=values[2]),
                                 orientation=Quaternion(x=values[3], y=values[4],
                                                        z=values[5], w=values[6])))
     msg.header.frame_id = draw(frames)
-    return msg, in_base_frame(msg.header.frame_id) and finite(*values)
+    return msg, in_base_frame(msg.header.frame_id) and finite(*values[:3])
 
 
 @st.composite

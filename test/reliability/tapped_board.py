@@ -1,22 +1,20 @@
 """A simulated board that also keeps a record of everything it was sent and everything it did.
 
-:class:`TappedBoard` is a :class:`~fabrik_ros.servo_io.SimBoard` whose servo model writes down
-every target it takes (channel, pulse, when, from where, how fast), whose line keeps the raw
-bytes the host wrote (before the board's own corruption, so they are what the host *sent*),
-and which can slip garbage in front of its replies. The checks of the reliability tests read
-these records; nothing about the board's behaviour changes.
+:class:`TappedBoard` is a :class:`~fabrik_ros.boardsim.SimBoard` that, through the board's
+hooks, writes down every target its outputs take (channel, pulse, when, from where, how fast),
+keeps the raw bytes the host wrote (before the board's own corruption, so they are what the
+host *sent*), and can slip garbage in front of its replies. The checks of the reliability tests
+read these records; nothing about the board's behaviour changes.
 """
 
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-import math
 import struct
 import threading
 import time
 
-from fabrik_ros.boardsim import ServoModel, SimBoard
-from fabrik_ros.boardsim.board_firmware import SimFirmware
+from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.servo_io import Command, Frame, FrameDecoder
 
 
@@ -29,56 +27,6 @@ class Move:
     target_us: int
     at_s: float
     rate_us_per_s: float      # inf = a jump to the target
-
-
-class RecordingModel(ServoModel):
-    """A servo model that appends every :meth:`move` to a shared list."""
-
-    def __init__(self, channels: int, *, speed_us_per_s, moves: list[Move]) -> None:
-        super().__init__(channels, speed_us_per_s=speed_us_per_s)
-        self._moves = moves
-
-    def move(self, channel: int, target_us: int, now_s: float,
-             rate_us_per_s: float = math.inf) -> None:
-        """Record the move, then make it."""
-        start = self.position(channel, now_s)
-        super().move(channel, target_us, now_s, rate_us_per_s)
-        rate = self._motions[channel].rate_us_per_s
-        self._moves.append(Move(channel, start, target_us, now_s, rate))
-
-
-class TappedFirmware(SimFirmware):
-    """A simulated firmware passed through, keeping the bytes it got and the replies it gave.
-
-    What it got is what the line delivered (after the board's ``corrupt_rate``); what it gave
-    is before the line corrupts it.
-    """
-
-    def __init__(self, inner: SimFirmware, tap: 'TappedBoard') -> None:
-        super().__init__(inner.model, inner.firmware)
-        self.inner = inner
-        self._tap = tap
-
-    def boot(self, now_s: float) -> bytes:
-        """Boot the inner firmware."""
-        return self.inner.boot(now_s)
-
-    def receive(self, data: bytes, now_s: float) -> bytes:
-        """Pass ``data`` to the inner firmware and keep both directions."""
-        reply = self.inner.receive(data, now_s)
-        self._tap.delivered += data
-        self._tap.replied += reply
-        return reply
-
-    def tick(self, now_s: float) -> None:
-        """Tick the inner firmware."""
-        self.inner.tick(now_s)
-
-    def __getattr__(self, name: str):
-        """Show the inner firmware's state (watchdog settings and the like)."""
-        if name == 'inner':
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
 
 class TappedBoard(SimBoard):
@@ -96,34 +44,38 @@ class TappedBoard(SimBoard):
         self._tap_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
-    def _new_firmware(self, model: ServoModel) -> SimFirmware:
-        recording = RecordingModel(model.channels, speed_us_per_s=self.speed_us_per_s,
-                                   moves=self.moves)
-        recording.limits = list(model.limits)
-        return TappedFirmware(super()._new_firmware(recording), self)
+    def on_move(self, channel: int, start_us: float, target_us: int, at_s: float,
+                rate_us_per_s: float) -> None:
+        """Record the move."""
+        self.moves.append(Move(channel, start_us, target_us, at_s, rate_us_per_s))
 
-    def _plug(self) -> None:
-        super()._plug()
+    def on_exchange(self, delivered: bytes, reply: bytes) -> None:
+        """Keep both directions of the firmware's conversation."""
+        self.delivered += delivered
+        self.replied += reply
+
+    def on_plugged(self) -> None:
+        """Note when the board was plugged in."""
         self.plugged_at.append(time.monotonic())
 
-    def _step(self, master: int, readable: bool) -> None:
+    def on_step(self, plugged: bool) -> None:
+        """Track the longest gap between two steps while plugged (a stalled board thread)."""
         now = time.monotonic()
-        if self._last_step_at is not None and master >= 0:
+        if self._last_step_at is not None and plugged:
             self.longest_stall_s = max(self.longest_stall_s, now - self._last_step_at)
-        self._last_step_at = now if master >= 0 else None
-        super()._step(master, readable)
+        self._last_step_at = now if plugged else None
 
-    def _read(self, master: int) -> bytes:
-        data = super()._read(master)
+    def on_host_bytes(self, data: bytes, first_byte_s: float) -> None:
+        """Keep the host's bytes as it wrote them."""
         with self._tap_lock:
             self._host_bytes += data
-        return data
 
-    def _write(self, master: int, data: bytes) -> None:
+    def outgoing(self, data: bytes) -> bytes:
+        """Put any injected garbage in front of the reply."""
         with self._tap_lock:
             noise = b''.join(self._noise)
             self._noise.clear()
-        super()._write(master, noise + data)
+        return noise + data
 
     def inject(self, garbage: bytes) -> None:
         """Send ``garbage`` to the host in front of the next reply."""
