@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from fabrik_ros.kinematics import arm_params
+from fabrik_ros.kinematics import arm_file
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.arm_ik import (
     ArmIk,
@@ -61,15 +61,16 @@ class Arm:
         """
         if not isinstance(params, Mapping):
             raise ArmConfigError('ros__parameters', params, 'must be a mapping of keys')
-        names = arm_params.read_joint_names(params)
-        joints = arm_params.read_joints(params, names)
-        height, links = arm_params.read_geometry(params, joints)
-        calibrations = arm_params.read_servos(params, joints)
-        aux = arm_params.read_aux_servos(params)
-        arm_params.check_channels(calibrations, aux)
-        base_frame = arm_params.read_str(params, 'base_frame', '', 'base_link')
+        arm_file.reject_unknown(params, arm_file.TOP_KEYS, '')
+        names = arm_file.read_joint_names(params)
+        joints = arm_file.read_joints(params, names)
+        height, links = arm_file.read_geometry(params, joints)
+        calibrations = arm_file.read_servos(params, joints)
+        aux = arm_file.read_aux_servos(params)
+        arm_file.check_channels(calibrations, aux)
+        base_frame = arm_file.read_str(params, 'base_frame', '', 'base_link')
         return cls(base_frame, joints, height, links, ServoMap(joints, calibrations, aux),
-                   arm_params.read_solver(params))
+                   arm_file.read_solver(params))
 
     def with_options(self, **changes: Any) -> 'Arm':
         """Return a copy solving with some options changed (e.g. ``tolerance_m=0.001``).

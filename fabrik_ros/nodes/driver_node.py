@@ -20,7 +20,6 @@ from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
-from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -32,7 +31,7 @@ from fabrik_ros.nodes.joint_states import (
     JointCommandError,
     positions_by_name,
 )
-from fabrik_ros.nodes.parameters import declare
+from fabrik_ros.nodes.ros_parameters import declare, declare_arm
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.servo_io import (
     LinkError,

@@ -19,7 +19,6 @@ from fabrik_ros.kinematics import IkResult, TargetError
 from fabrik_ros.kinematics.path_follower import PathFollower
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
-from fabrik_ros.nodes.arm_params import declare_arm, with_solver_changes
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -33,7 +32,7 @@ from fabrik_ros.nodes.joint_states import (
     positions_by_name,
 )
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
-from fabrik_ros.nodes.parameters import declare
+from fabrik_ros.nodes.ros_parameters import declare, declare_arm, with_solver_changes
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     cause_of,

@@ -8,13 +8,12 @@ from sensor_msgs.msg import JointState
 
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
-from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.joint_states import (
     joint_state_msg,
     JointCommandError,
     positions_by_name,
 )
-from fabrik_ros.nodes.parameters import declare
+from fabrik_ros.nodes.ros_parameters import declare, declare_arm
 from fabrik_ros.nodes.spin import spin_until_shutdown
 
 

@@ -1,24 +1,52 @@
-"""Declare the arm config as described ROS parameters and build the Arm from them.
+"""ROS parameter plumbing of every node: described declarations and the arm config's keys.
 
 Every node reads the same arm file (``--params-file config/arm_4dof.yaml``). Its keys depend on
 the arm (``joints.<name>.max_deg``, ``aux_servos.<name>.channel``), so a node is created with
-``automatically_declare_parameters_from_overrides=True`` and :func:`declare_arm` declares each
-arm key again with a description (read-only unless the node can change it at run time).
-``Arm.from_params`` stays the one validator.
+``automatically_declare_parameters_from_overrides=True``: any parameter given in a params file
+or with ``-p`` is then already declared, without a description. :func:`declare` and
+:func:`declare_arm` declare each again, described (read-only unless the node can change it at
+run time), keeping the override's value. ``Arm.from_params`` stays the one validator of the arm.
 """
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Optional
 
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.node import Node
 
 from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
-from fabrik_ros.kinematics.arm_params import SOLVER_KEYS, TOP_KEYS
-from fabrik_ros.kinematics.params import describe, nest
-from fabrik_ros.nodes.parameters import redeclare
+from fabrik_ros.kinematics.arm_file import describe, nest, SOLVER_KEYS, TOP_KEYS
 
 CONFIG_HINT = 'pass the arm config: --ros-args --params-file <share>/config/arm_4dof.yaml'
+
+
+def redeclare(node: Node, name: str, value: Any, descriptor: ParameterDescriptor) -> Any:
+    """Declare ``name`` with ``descriptor``, replacing an automatic declaration of it.
+
+    An override (from a params file or ``-p``) keeps its value, as with declare_parameter, and
+    is checked against the descriptor and the node's on-set callbacks.
+
+    :return: the parameter's value
+    """
+    if node.has_parameter(name):
+        node.undeclare_parameter(name)
+    return node.declare_parameter(name, value, descriptor).value
+
+
+def declare(node: Node, name: str, default: Any, description: str, *, read_only: bool = True,
+            floats: Optional[tuple[float, float]] = None,
+            ints: Optional[tuple[int, int]] = None) -> Any:
+    """Declare a node's own parameter; ``floats`` or ``ints`` is its inclusive range.
+
+    :return: the parameter's value (the override's, if one was given)
+    """
+    descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    if floats is not None:
+        descriptor.floating_point_range = [
+            FloatingPointRange(from_value=floats[0], to_value=floats[1], step=0.0)]
+    if ints is not None:
+        descriptor.integer_range = [IntegerRange(from_value=ints[0], to_value=ints[1], step=1)]
+    return redeclare(node, name, default, descriptor)
 
 
 def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:

@@ -3,7 +3,7 @@
 import pytest
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.params import describe, DESCRIPTIONS, flatten, nest
+from fabrik_ros.kinematics.arm_file import describe, flatten, KEYS, nest
 from test.kinematics.conftest import ARM_CONFIGS, shipped_params
 
 
@@ -47,7 +47,7 @@ def test_every_key_has_a_description_with_its_unit(name):
 def test_description_patterns_do_not_match_deeper_keys():
     assert describe('joints.elbow.min_deg.extra') == ''
     assert describe('unknown') == ''
-    assert all(isinstance(text, str) and text for text in DESCRIPTIONS.values())
+    assert all(entry.description for entry in KEYS.values())
 
 
 def test_nest_rejects_a_name_used_as_value_and_section():
