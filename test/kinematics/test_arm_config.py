@@ -179,3 +179,32 @@ def test_single_pitch_arm_needs_no_link_lengths():
     del params['geometry']['link_lengths_m']
     arm = Arm.from_params(params)
     assert [link.length_m for link in arm.links] == [0.06]
+
+
+@pytest.mark.parametrize('key, value, closest', [
+    ('aux_servo', {'gripper': {'channel': 9, 'min_us': 900.0, 'max_us': 2100.0,
+                               'home_us': 1500.0}}, 'aux_servos'),
+    ('solvr', {'tolerance_m': 0.001}, 'solver'),
+    ('joint_name', ['base_yaw'], 'joint_names'),
+    ('geometry.tool_lenght_m', 0.06, 'tool_length_m'),
+    ('joints.elbw', {'kind': 'pitch'}, 'elbow'),
+    ('joints.elbow.max_dg', 90.0, 'max_deg'),
+    ('servos.wrist.trim', 0.0, 'trim_us'),
+    ('solver.tolerance', 0.001, 'tolerance_m'),
+])
+def test_a_misspelt_key_at_any_level_is_refused_with_the_closest_known_key(key, value, closest):
+    # Issue 12.3: `aux_servo:` for `aux_servos:` meant no gripper; `solvr:` the default solver.
+    with pytest.raises(ArmConfigError) as caught:
+        Arm.from_params(with_value(shipped_params(), key, value))
+    assert caught.value.key == key
+    assert f'is not a known key; the closest known key is {closest} (known: ' in str(caught.value)
+
+
+def test_a_misspelt_aux_servos_section_in_a_file_is_refused(tmp_path: Path):
+    text = (CONFIG_DIR / 'arm_6servo.yaml').read_text().replace('aux_servos:', 'aux_servo:')
+    path = tmp_path / 'arm.yaml'
+    path.write_text(text)
+    with pytest.raises(ArmConfigError) as caught:
+        load_arm(path)
+    assert caught.value.key == 'aux_servo'
+    assert 'closest known key is aux_servos' in str(caught.value)
