@@ -48,17 +48,43 @@ class LinkOptions:
     path_check_s: float = 0.2
 
     def __post_init__(self) -> None:
-        """Refuse non-finite, negative or zero values where they make no sense."""
+        """Refuse a value of the wrong type, or non-finite, negative or zero where senseless.
+
+        Checked here rather than where the I/O thread first uses it: a TypeError there would
+        close the link long after the caller could have been told.
+        """
         for field in fields(self):
             value = getattr(self, field.name)
-            allow_zero = field.name in ('poll_hz', 'max_retries')
-            if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-                rule = '>= 0' if allow_zero else '> 0'
-                raise ValueError(f'LinkOptions.{field.name} = {value!r}, must be finite and '
-                                 f'{rule}')
+            rule = _rule(value, integer=field.type in (int, 'int'),
+                         allow_zero=field.name in _ZERO_ALLOWED)
+            if rule:
+                raise ValueError(f'LinkOptions.{field.name} = {value!r}, {rule}')
         if self.backoff_max_s < self.backoff_min_s:
             raise ValueError(f'LinkOptions.backoff_max_s = {self.backoff_max_s!r}, must be >= '
                              f'backoff_min_s = {self.backoff_min_s!r}')
+
+
+# Fields for which 0 means something (never poll; never re-send).
+_ZERO_ALLOWED = ('poll_hz', 'max_retries')
+
+
+def _rule(value: object, *, integer: bool, allow_zero: bool) -> str:
+    """Return the rule ``value`` breaks, '' if none (a bool is neither an int nor a number).
+
+    >>> _rule(1.5, integer=True, allow_zero=True), _rule(0, integer=False, allow_zero=False)
+    ('must be an int', 'must be finite and > 0')
+    """
+    kind = 'an int' if integer else 'a number'
+    if isinstance(value, bool):
+        return f'must be {kind} (not a bool)'
+    if not isinstance(value, int if integer else (int, float)):
+        return f'must be {kind}'
+    bound = '>= 0' if allow_zero else '> 0'
+    if value < 0 or (value == 0 and not allow_zero):
+        return f'must be {bound}' if integer else f'must be finite and {bound}'
+    if not math.isfinite(value):
+        return f'must be finite and {bound}'
+    return ''
 
 
 @dataclass(frozen=True)
