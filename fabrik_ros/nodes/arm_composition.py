@@ -17,6 +17,7 @@ import rclpy.logging
 
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.nodes.ros_parameters import one_process
 
 
 def main(args: Optional[list[str]] = None) -> None:
@@ -28,9 +29,10 @@ def main(args: Optional[list[str]] = None) -> None:
     nodes = []
     executor = SingleThreadedExecutor()
     try:
-        driver = ServoDriverNode()
-        nodes.append(driver)
-        nodes.insert(0, FabrikIkNode(command_sink=driver.command))
+        with one_process():   # one -p reaches both nodes: each takes the other's parameters
+            driver = ServoDriverNode()
+            nodes.append(driver)
+            nodes.insert(0, FabrikIkNode(command_sink=driver.command))
     except (ValueError, ParameterException) as error:
         rclpy.logging.get_logger('fabrik_ros').fatal(f'cannot start: {error}')
         _stop(executor, nodes)

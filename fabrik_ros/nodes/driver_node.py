@@ -31,7 +31,12 @@ from fabrik_ros.nodes.joint_states import (
     JointCommandError,
     positions_by_name,
 )
-from fabrik_ros.nodes.ros_parameters import declare, declare_arm
+from fabrik_ros.nodes.ros_parameters import (
+    declare,
+    declare_arm,
+    naming_empty_lists,
+    refuse_unknown_overrides,
+)
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.servo_io import (
     LinkError,
@@ -82,14 +87,17 @@ class ServoDriverNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        super().__init__('servo_driver', automatically_declare_parameters_from_overrides=True,
-                         **node_options)
+        with naming_empty_lists(node_options):
+            super().__init__('servo_driver',
+                             automatically_declare_parameters_from_overrides=True,
+                             **node_options)
         self._planner: Optional[MotionPlanner] = None
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._arm = declare_arm(self)
         self._names = self._arm.joint_names
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._declare_own_parameters()
+        refuse_unknown_overrides(self)
         self._layout = BoardLayout.of(self._arm)
         self._planner = MotionPlanner(SlewLimiter(tuple(self._parameter('max_speed_rad_s'))),
                                       self._arm.home,
@@ -118,7 +126,8 @@ class ServoDriverNode(Node):
                 'name after an unplug (prefer /dev/serial/by-id/...)')
         declare(self, 'baud', 115200, 'Serial line speed [bit/s]', ints=(300, 4_000_000))
         declare(self, 'protocol', 'native', 'Board protocol: native (hardware/PROTOCOL.md), '
-                'ssc32 (Lynxmotion SSC-32U) or maestro (Pololu Maestro)')
+                'ssc32 (Lynxmotion SSC-32U) or maestro (Pololu Maestro)',
+                choices=_CHOICES['protocol'])
         declare(self, 'home_move_time_s', 3.0, 'Time the move home takes at start and on '
                 '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
         declare(self, 'max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
@@ -134,9 +143,10 @@ class ServoDriverNode(Node):
                 'long the board acts (native protocol only) [s], 0 = off',
                 floats=(0.0, 65.0))
         declare(self, 'board_timeout_action', 'hold', 'What the board watchdog does: hold '
-                'or detach')
+                'or detach', choices=_CHOICES['board_timeout_action'])
         declare(self, 'on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
-                '(keep the last pose) or detach (limp)', read_only=False)
+                '(keep the last pose) or detach (limp)', read_only=False,
+                choices=_CHOICES['on_shutdown'])
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
 

@@ -32,7 +32,13 @@ from fabrik_ros.nodes.joint_states import (
     positions_by_name,
 )
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
-from fabrik_ros.nodes.ros_parameters import declare, declare_arm, with_solver_changes
+from fabrik_ros.nodes.ros_parameters import (
+    declare,
+    declare_arm,
+    naming_empty_lists,
+    refuse_unknown_overrides,
+    with_solver_changes,
+)
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     cause_of,
@@ -79,12 +85,14 @@ class FabrikIkNode(Node):
 
     def __init__(self, *, command_sink: Optional[Callable[[tuple[float, ...]], None]] = None,
                  **node_options) -> None:
-        super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
-                         **node_options)
+        with naming_empty_lists(node_options):
+            super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
+                             **node_options)
         self._arm = None
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
         self._declare_own_parameters()
+        refuse_unknown_overrides(self)
         self._names = self._arm.joint_names
         self._command_sink = command_sink
         self._last_command: Optional[tuple[float, ...]] = None

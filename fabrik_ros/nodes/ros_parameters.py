@@ -1,52 +1,127 @@
-"""ROS parameter plumbing of every node: described declarations and the arm config's keys.
+"""ROS parameter plumbing of every node: described declarations, types in words, no stray keys.
 
 Every node reads the same arm file (``--params-file config/arm_4dof.yaml``). Its keys depend on
 the arm (``joints.<name>.max_deg``, ``aux_servos.<name>.channel``), so a node is created with
 ``automatically_declare_parameters_from_overrides=True``: any parameter given in a params file
-or with ``-p`` is then already declared, without a description. :func:`declare` and
+or with ``-p`` is then already declared, untyped and undescribed. :func:`declare` and
 :func:`declare_arm` declare each again, described (read-only unless the node can change it at
-run time), keeping the override's value. ``Arm.from_params`` stays the one validator of the arm.
+run time), keeping the override's value; ``Arm.from_params`` stays the one validator of the
+arm. Once a node has declared all of its parameters, :func:`refuse_unknown_overrides` stops it
+on any override left over: a misspelt ``on_shutdwn`` would otherwise leave the default in force
+without a word.
+
+Types: an integer given for a float parameter is that float (``-p home_move_time_s:=2``,
+``ros2 param set ... solver.tolerance_m -1``), then validated; any other mismatch is refused in
+words. Parameters are declared with ``dynamic_typing`` so that the refusal is ours rather than
+rclpy's "Wrong parameter type"; a pre-set callback (Iron and later) stores an integer given for
+a float as a float. ROS 2 Humble has no pre-set callbacks: there the integer is checked as the
+float it stands for and kept as given.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+import sys
 from typing import Any, Optional
+from weakref import WeakKeyDictionary
 
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    SetParametersResult,
+)
 from rclpy.node import Node
+from rclpy.parameter import Parameter
+import yaml
 
 from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
-from fabrik_ros.kinematics.arm_file import describe, nest, SOLVER_KEYS, TOP_KEYS
+from fabrik_ros.kinematics.arm_file import (
+    closest,
+    flatten,
+    KEYS,
+    nest,
+    PARAMS_KEY,
+    SOLVER_KEYS,
+    spec,
+    TOP_KEYS,
+    ValueKind,
+)
 
 CONFIG_HINT = 'pass the arm config: --ros-args --params-file <share>/config/arm_4dof.yaml'
+# Declared by rclpy itself on every node; an override of them is meant for rclpy.
+STANDARD_PARAMETERS = ('use_sim_time', 'start_type_description_service')
+
+Type = Parameter.Type
+# What a value must be, as an error says it.
+_MUST_BE = {Type.BOOL: 'a bool: true or false', Type.INTEGER: 'an integer',
+            Type.DOUBLE: 'a float', Type.STRING: 'a string', Type.BYTE_ARRAY: 'a byte array',
+            Type.BOOL_ARRAY: 'a list of bools', Type.INTEGER_ARRAY: 'a list of integers',
+            Type.DOUBLE_ARRAY: 'a list of floats', Type.STRING_ARRAY: 'a list of strings'}
+# What a value is, as an error says it.
+_IS = {Type.NOT_SET: 'not set', Type.BOOL: 'bool', Type.INTEGER: 'integer',
+       Type.DOUBLE: 'float', Type.STRING: 'string', Type.BYTE_ARRAY: 'byte array',
+       Type.BOOL_ARRAY: 'list of bools', Type.INTEGER_ARRAY: 'list of integers',
+       Type.DOUBLE_ARRAY: 'list of floats', Type.STRING_ARRAY: 'list of strings'}
+_ARM_TYPES = {ValueKind.FLOAT: Type.DOUBLE, ValueKind.INT: Type.INTEGER,
+              ValueKind.STR: Type.STRING, ValueKind.FLOAT_LIST: Type.DOUBLE_ARRAY,
+              ValueKind.STR_LIST: Type.STRING_ARRAY}
 
 
-def redeclare(node: Node, name: str, value: Any, descriptor: ParameterDescriptor) -> Any:
-    """Declare ``name`` with ``descriptor``, replacing an automatic declaration of it.
+class ParameterConfigError(ValueError):
+    """A node parameter (or an override meant as one) cannot be used; names key, value, rule."""
 
-    An override (from a params file or ``-p``) keeps its value, as with declare_parameter, and
-    is checked against the descriptor and the node's on-set callbacks.
+    def __init__(self, key: str, value: object, rule: str, *, given: str = '') -> None:
+        """Say ``<key> = <value> (<given type>), <rule>``; the type only where it is the fault."""
+        shown = f'{_shown(value)!r} ({given})' if given else f'{_shown(value)!r}'
+        super().__init__(f'{key} = {shown}, {rule}')
+        self.key = key
+        self.value = value
+        self.rule = rule
 
-    :return: the parameter's value
-    """
-    if node.has_parameter(name):
-        node.undeclare_parameter(name)
-    return node.declare_parameter(name, value, descriptor).value
 
+@dataclass(frozen=True)
+class _Expected:
+    """The type (and the words allowed, if any) a declared parameter takes."""
+
+    type: Type
+    choices: tuple[str, ...] = ()
+    floats: Optional[tuple[float, float]] = None
+
+
+# Per node: every parameter declared through this module, with what it takes.
+_DECLARED: 'WeakKeyDictionary[Node, dict[str, _Expected]]' = WeakKeyDictionary()
+# The nodes being built in one process by :func:`one_process`, else None.
+_COMPOSED: ContextVar[Optional[list[Node]]] = ContextVar('fabrik_ros_composed', default=None)
+
+
+# -- declaring -------------------------------------------------------------------------------
 
 def declare(node: Node, name: str, default: Any, description: str, *, read_only: bool = True,
             floats: Optional[tuple[float, float]] = None,
-            ints: Optional[tuple[int, int]] = None) -> Any:
-    """Declare a node's own parameter; ``floats`` or ``ints`` is its inclusive range.
+            ints: Optional[tuple[int, int]] = None, choices: Sequence[str] = ()) -> Any:
+    """Declare a node's own parameter, typed like ``default``.
 
+    :param floats: inclusive range of a float parameter
+    :param ints: inclusive range of an integer parameter
+    :param choices: the words a string parameter may hold
     :return: the parameter's value (the override's, if one was given)
+    :raises ParameterConfigError: if the override has another type, or is not one of
+        ``choices``
     """
-    descriptor = ParameterDescriptor(description=description, read_only=read_only)
+    descriptor = _descriptor(description, read_only=read_only, choices=choices)
     if floats is not None:
         descriptor.floating_point_range = [
             FloatingPointRange(from_value=floats[0], to_value=floats[1], step=0.0)]
     if ints is not None:
         descriptor.integer_range = [IntegerRange(from_value=ints[0], to_value=ints[1], step=1)]
-    return redeclare(node, name, default, descriptor)
+    expected = _Expected(Type.from_parameter_value(default), tuple(choices), floats)
+    value = default
+    if node.has_parameter(name):
+        given = node.get_parameter(name)
+        value = _coerce(name, given.value, given.type_, expected)
+    return _redeclare(node, name, value, descriptor, expected)
 
 
 def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:
@@ -60,19 +135,26 @@ def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:
     :raises ArmConfigError: naming the first key that breaks a rule (or is missing)
     """
     changeable = set(mutable)
-    given = {name: parameter.value
-             for name, parameter in node.get_parameters_by_prefix('').items()
+    given = {name: parameter for name, parameter in node.get_parameters_by_prefix('').items()
              if name.split('.')[0] in TOP_KEYS}
     if not given:
         raise ArmConfigError('ros__parameters', {}, f'holds no arm config; {CONFIG_HINT}')
-    for name, value in given.items():
-        redeclare(node, name, value, _descriptor(name, read_only=name not in changeable))
-    arm = Arm.from_params(nest(given.items()))
+    values = {}
+    for name, parameter in given.items():
+        entry = spec(name)
+        if entry is None:
+            values[name] = parameter.value   # Arm.from_params names it, and the closest key
+            continue
+        expected = _Expected(_ARM_TYPES[entry.kind], entry.choices)
+        values[name] = _redeclare(node, name, _widened(parameter.value, expected.type),
+                                  _arm_descriptor(name, name not in changeable), expected)
+    arm = Arm.from_params(nest(values.items()))
     for key, value in solver_values(arm).items():
         name = f'solver.{key}'
         if name not in given:
-            node.declare_parameter(name, value,
-                                   _descriptor(name, read_only=name not in changeable))
+            entry = KEYS[name]
+            _redeclare(node, name, value, _arm_descriptor(name, name not in changeable),
+                       _Expected(_ARM_TYPES[entry.kind], entry.choices))
     return arm
 
 
@@ -101,6 +183,223 @@ def with_solver_changes(arm: Arm, changes: Mapping[str, Any]) -> Arm:
         raise SolverOptionsError(f'solver.{error.name}', error.value, error.rule) from error
 
 
-def _descriptor(name: str, *, read_only: bool) -> ParameterDescriptor:
-    text = describe(name) or 'arm config key'
-    return ParameterDescriptor(description=f'{text} (arm config)', read_only=read_only)
+def _descriptor(description: str, *, read_only: bool,
+                choices: Sequence[str] = ()) -> ParameterDescriptor:
+    descriptor = ParameterDescriptor(description=description, read_only=read_only,
+                                     dynamic_typing=True)
+    if choices:
+        descriptor.additional_constraints = f'one of: {", ".join(choices)}'
+    return descriptor
+
+
+def _arm_descriptor(name: str, read_only: bool) -> ParameterDescriptor:
+    entry = spec(name)
+    text = entry.description if entry is not None else 'arm config key'
+    return _descriptor(f'{text} (arm config)', read_only=read_only,
+                       choices=entry.choices if entry is not None else ())
+
+
+def _redeclare(node: Node, name: str, value: Any, descriptor: ParameterDescriptor,
+               expected: _Expected) -> Any:
+    """Declare ``name`` = ``value`` with ``descriptor``, replacing an automatic declaration."""
+    declared = _declared(node)
+    if node.has_parameter(name):
+        node.undeclare_parameter(name)
+    declared[name] = expected
+    return node.declare_parameter(name, value, descriptor, ignore_override=True).value
+
+
+def _declared(node: Node) -> dict[str, _Expected]:
+    """Return the node's declared parameters, installing the type checks on first use."""
+    if node not in _DECLARED:
+        _DECLARED[node] = {}
+        if hasattr(node, 'add_pre_set_parameters_callback'):   # Iron and later
+            node.add_pre_set_parameters_callback(lambda ps: _widen_all(node, ps))
+        node.add_on_set_parameters_callback(lambda ps: _check_all(node, ps))
+    return _DECLARED[node]
+
+
+# -- types -----------------------------------------------------------------------------------
+
+def _shown(value: Any) -> Any:
+    """Return ``value`` as a user wrote it (a plain list for any array)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, '__iter__'):
+        return value
+    return list(value)
+
+
+def _widened(value: Any, expected: Type) -> Any:
+    """Return an integer (list) given for a float (list) as floats; anything else unchanged."""
+    if expected is Type.DOUBLE and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if (expected is Type.DOUBLE_ARRAY and not isinstance(value, (str, bytes))
+            and hasattr(value, '__iter__')
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        return [float(v) for v in value]
+    return value
+
+
+def _coerce(name: str, value: Any, given: Type, expected: _Expected) -> Any:
+    """Return ``value`` as the type ``expected`` (ints taken for floats).
+
+    :raises ParameterConfigError: on any other type, a word not among the choices, or a float
+        outside its range
+    """
+    widened = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
+    if given is not expected.type and (given, expected.type) not in widened:
+        words = f': one of {", ".join(expected.choices)}' if expected.choices else ''
+        raise ParameterConfigError(name, value, f'must be {_MUST_BE[expected.type]}{words}',
+                                   given=_IS[given])
+    value = _widened(value, expected.type)
+    if expected.choices and value not in expected.choices:
+        raise ParameterConfigError(name, value, f'must be one of {list(expected.choices)}')
+    low, high = expected.floats or (-float('inf'), float('inf'))
+    if expected.type is Type.DOUBLE and not low <= value <= high:
+        raise ParameterConfigError(name, value, f'must be within [{low}, {high}]')
+    return value
+
+
+def _widen_all(node: Node, parameters: list[Parameter]) -> list[Parameter]:
+    """Pre-set callback: an integer set for a float parameter becomes that float."""
+    declared = _DECLARED.get(node, {})
+    widened = []
+    for parameter in parameters:
+        expected = declared.get(parameter.name)
+        if expected is not None:
+            value = _widened(parameter.value, expected.type)
+            if value is not parameter.value:
+                parameter = Parameter(parameter.name, value=value)
+        widened.append(parameter)
+    return widened
+
+
+def _check_all(node: Node, parameters: list[Parameter]) -> SetParametersResult:
+    """On-set callback: refuse a value of another type (or choice, or range), in words."""
+    declared = _DECLARED.get(node, {})
+    for parameter in parameters:
+        expected = declared.get(parameter.name)
+        if expected is None:
+            continue
+        try:
+            _coerce(parameter.name, parameter.value, parameter.type_, expected)
+        except ParameterConfigError as error:
+            _keep_type(node, parameter.name)
+            return SetParametersResult(successful=False, reason=str(error))
+    return SetParametersResult(successful=True)
+
+
+def _keep_type(node: Node, name: str) -> None:
+    """Undo rclpy's retyping of a dynamically typed parameter by a refused value.
+
+    rclpy writes the new value's type into the stored descriptor before the on-set callbacks
+    run; a refused set would leave ``ros2 param describe`` showing the refused type.
+    """
+    if node.has_parameter(name):
+        node.describe_parameter(name).type = node.get_parameter(name).type_.value
+
+
+# -- overrides that are no parameter ---------------------------------------------------------
+
+def refuse_unknown_overrides(node: Node) -> None:
+    """Stop the node if it was given a parameter it does not have (a misspelt name).
+
+    Call it once the node has declared every parameter. Inside :func:`one_process` the check
+    waits until every node of the process is built, as one ``-p`` reaches all of them.
+
+    :raises ParameterConfigError: naming the first unknown override and the closest known name
+    """
+    group = _COMPOSED.get()
+    if group is None:
+        _refuse_unknown([node])
+    else:
+        group.append(node)
+
+
+@contextmanager
+def one_process() -> Iterator[None]:
+    """Check the overrides of the nodes built inside against the parameters of all of them.
+
+    :raises ParameterConfigError: on leaving, for an override that no node declared
+    """
+    nodes: list[Node] = []
+    token = _COMPOSED.set(nodes)
+    try:
+        yield
+    finally:
+        _COMPOSED.reset(token)
+    _refuse_unknown(nodes)
+
+
+def _refuse_unknown(nodes: list[Node]) -> None:
+    known = set(STANDARD_PARAMETERS).union(*(_DECLARED.get(n, {}) for n in nodes))
+    owners = ' or '.join(node.get_name() for node in nodes)
+    for node in nodes:
+        for name, parameter in node.get_parameters_by_prefix('').items():
+            if name not in known:
+                rest = name.partition('.')[2]
+                candidates = known | {f'{top}.{rest}' for top in TOP_KEYS if rest}
+                raise ParameterConfigError(
+                    name, parameter.value, f'is not a parameter of {owners} nor a key of the '
+                    f'arm file; the closest known name is {closest(name, candidates)}')
+
+
+# -- an empty list in a params file ----------------------------------------------------------
+
+@contextmanager
+def naming_empty_lists(node_options: Mapping[str, Any]) -> Iterator[None]:
+    """Name the keys set to ``[]`` when rclpy's Node.__init__ refuses them without a name.
+
+    An empty YAML list has no ROS parameter type, and the automatic declaration of overrides
+    raises a ValueError naming no key, before any node code runs.
+
+    :raises ParameterConfigError: naming the first key set to an empty list
+    """
+    try:
+        yield
+    except ValueError as error:
+        args = list(node_options.get('cli_args') or [])
+        if node_options.get('use_global_arguments', True):
+            args += sys.argv[1:]
+        empty = empty_list_keys(args)
+        if not empty:
+            raise
+        others = f' (also empty: {", ".join(empty[1:])})' if empty[1:] else ''
+        raise ParameterConfigError(
+            empty[0], [], f'an empty list has no parameter type, so the node cannot take it: '
+            f'give at least one value{others}') from error
+
+
+def empty_list_keys(args: Sequence[str]) -> list[str]:
+    """Return the dotted keys set to ``[]`` by ``-p`` or in a ``--params-file`` of ``args``.
+
+    >>> empty_list_keys(['--ros-args', '-p', 'joint_names:=[]', '-p', 'x:=1'])
+    ['joint_names']
+    """
+    keys: list[str] = []
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag in ('-p', '--param') and value.replace(' ', '').endswith(':=[]'):
+            keys.append(value.partition(':=')[0])
+        elif flag == '--params-file':
+            keys.extend(_empty_in_file(value))
+    return list(dict.fromkeys(keys))
+
+
+def _empty_in_file(path: str) -> list[str]:
+    """Return the keys set to [] in any ``ros__parameters`` section of a params file."""
+    try:
+        with open(path, encoding='utf-8') as stream:
+            document = yaml.safe_load(stream)
+    except (OSError, yaml.YAMLError):
+        return []   # rcl reported an unreadable file already, naming it
+    return [name for section in _parameter_sections(document)
+            for name, value in flatten(section) if value == []]
+
+
+def _parameter_sections(document: Any) -> Iterator[Mapping[str, Any]]:
+    """Yield every ``ros__parameters`` mapping, at any depth of node names and namespaces."""
+    if isinstance(document, Mapping):
+        for key, value in document.items():
+            if key == PARAMS_KEY and isinstance(value, Mapping):
+                yield value
+            else:
+                yield from _parameter_sections(value)

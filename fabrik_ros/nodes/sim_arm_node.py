@@ -13,7 +13,12 @@ from fabrik_ros.nodes.joint_states import (
     JointCommandError,
     positions_by_name,
 )
-from fabrik_ros.nodes.ros_parameters import declare, declare_arm
+from fabrik_ros.nodes.ros_parameters import (
+    declare,
+    declare_arm,
+    naming_empty_lists,
+    refuse_unknown_overrides,
+)
 from fabrik_ros.nodes.spin import spin_until_shutdown
 
 
@@ -26,14 +31,16 @@ class SimArmNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        super().__init__('sim_arm', automatically_declare_parameters_from_overrides=True,
-                         **node_options)
+        with naming_empty_lists(node_options):
+            super().__init__('sim_arm', automatically_declare_parameters_from_overrides=True,
+                             **node_options)
         self._arm = declare_arm(self)
         speed = declare(self, 'servo_speed_rad_s', 6.0, 'Speed every simulated joint moves at '
                         '[rad/s] (a hobby servo does about 5 to 10 rad/s unloaded)',
                         floats=(0.01, 100.0))
         rate = declare(self, 'rate_hz', 50.0, 'How often joint_states is published [Hz]',
                        floats=(1.0, 1000.0))
+        refuse_unknown_overrides(self)
         self._names = tuple(joint.name for joint in self._arm.joints)
         self._slew = SlewLimiter(tuple(speed for _ in self._names))
         self._positions = tuple(joint.home_rad for joint in self._arm.joints)

@@ -16,8 +16,11 @@ from rclpy.exceptions import ParameterException
 import yaml
 
 from fabrik_ros.kinematics import load_arm
+from fabrik_ros.kinematics.arm_file import TOP_KEYS
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.nodes.ros_parameters import STANDARD_PARAMETERS
+from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.reliability.bad_config import bad_keys, BadKey
 from test.reliability.results import record
 from test.reliability.rig import SHIPPED_CONFIG
@@ -35,7 +38,8 @@ OPTIONAL_KEYS = {'base_frame', 'geometry.tool_length_m',
                  *(f'servos.{j}.trim_us' for j in ('base_yaw', 'shoulder', 'elbow', 'wrist')),
                  *(f'solver.{k}' for k in ('tolerance_m', 'max_iterations', 'min_improvement_m',
                                            'bend'))}
-# An empty YAML list has no type, so rclpy declares it as "not set": tested on its own below.
+# An empty YAML list has no type, and rclpy's Node.__init__ refuses it before any node code
+# runs, naming no key: tested on its own below (the node names the empty keys of the file).
 EMPTY_LIST = 'empty_list'
 DRIVER_BAD = [('protocol', 'bogus'), ('protocol', 5.0), ('baud', -1), ('baud', 'fast'),
               ('baud', 10 ** 12), ('control_rate_hz', 0.0), ('control_rate_hz', math.nan),
@@ -87,10 +91,8 @@ def _sane(path) -> str:
 
 @pytest.mark.timeout(170)
 def test_each_bad_key_of_the_arm_config_is_refused_by_name_or_harmless(ros, tmp_path):
-    # The top level also holds other nodes' parameters, so an unknown key there is not an
-    # arm key; the misspelt keys inside the arm's tables are.
-    cases = [case for case in bad_keys(_shipped())
-             if case.variant != EMPTY_LIST and case.key != 'max_dgree']
+    # A misspelt key at the top level is no parameter of the node: refused as such.
+    cases = [case for case in bad_keys(_shipped()) if case.variant != EMPTY_LIST]
     findings, refused, accepted = [], 0, 0
     for index, case in enumerate(cases):
         path = _write(tmp_path, case.apply(_shipped()), f'case{index}')
@@ -128,13 +130,6 @@ def _judge(case: BadKey, error, path) -> str:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.xfail(strict=True, reason=(
-    "an empty YAML list has no parameter type, and rclpy's Node.__init__ "
-    '(automatically_declare_parameters_from_overrides, before any fabrik_ros code runs) raises '
-    '"Cannot declare a statically typed parameter with default value of type '
-    'PARAMETER_NOT_SET", naming no key; fix: in spin_until_shutdown (nodes/spin.py), on that '
-    'ValueError, name the empty keys found in the --params-file YAML (yaml.safe_load, keys '
-    'whose value is [])'))
 @pytest.mark.parametrize('key', ['joint_names', 'geometry.link_lengths_m'])
 def test_an_empty_list_is_refused_by_name(ros, tmp_path, key):
     case = next(c for c in bad_keys(_shipped()) if c.key == key and c.variant == EMPTY_LIST)
@@ -160,3 +155,49 @@ def test_each_bad_driver_parameter_is_refused_by_name(ros, tmp_path):
                             f'{error!r}')
     record('bad_input.driver_parameters', {'cases': len(DRIVER_BAD), 'findings': findings})
     assert findings == []
+
+
+def _misspellings(name: str) -> list[str]:
+    """Return ``name`` with one letter dropped, one doubled and two swapped (up to 3 typos)."""
+    middle = len(name) // 2
+    typos = [name[:middle] + name[middle + 1:], name[:middle] + name[middle] + name[middle:],
+             name[:middle - 1] + name[middle] + name[middle - 1] + name[middle + 1:]]
+    return [typo for typo in dict.fromkeys(typos) if typo != name]
+
+
+@pytest.mark.timeout(120)
+def test_each_misspelt_node_parameter_stops_the_node_naming_it_and_the_closest(ros, tmp_path):
+    # Issue 12.2: `-p on_shutdwn:=detach` started the driver with the default hold.
+    kinds = {FabrikIkNode: IK_ARGS, ServoDriverNode: ('-p', f'port:={tmp_path / "ttyNONE"}'),
+             SimArmNode: ()}
+    findings, cases = [], 0
+    for kind, extra in kinds.items():
+        node = kind(context=ros.context, cli_args=['--ros-args', '--params-file',
+                                                   str(SHIPPED_CONFIG), *extra])
+        own = [name for name in node.get_parameters_by_prefix('')
+               if name.split('.')[0] not in TOP_KEYS and name not in STANDARD_PARAMETERS]
+        value = {name: node.get_parameter(name).value for name in own}
+        if hasattr(node, 'shutdown'):
+            node.shutdown()
+        node.destroy_node()
+        for name in own:
+            for typo in _misspellings(name):
+                cases += 1
+                override = f'{typo}:={_yaml_value(value[name])}'
+                error = _outcome(kind, ros.context, SHIPPED_CONFIG, *extra, '-p', override)
+                text = str(error)
+                if not isinstance(error, REFUSALS) or not text.startswith(f'{typo} = '):
+                    findings.append(f'{kind.__name__} -p {override}: {error!r}')
+                elif f'the closest known name is {name}' not in text or '\n' in text:
+                    findings.append(f'{kind.__name__} -p {override}: {text}')
+    record('bad_input.misspelt_node_parameters', {'cases': cases, 'findings': findings})
+    assert cases >= 50
+    assert findings == []
+
+
+def _yaml_value(value) -> str:
+    """Return a ``-p`` value that rcl reads back as ``value``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(list(value)) if isinstance(value, (list, tuple)) or hasattr(value, 'tolist') \
+        else str(value)
