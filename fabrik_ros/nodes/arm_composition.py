@@ -29,10 +29,12 @@ def main(args: Optional[list[str]] = None) -> None:
     nodes = []
     executor = SingleThreadedExecutor()
     try:
-        with one_process():   # one -p reaches both nodes: each takes the other's parameters
+        # One -p reaches both nodes: each takes the other's parameters. The driver comes
+        # last, so that a bad parameter of either stops the process before the port opens.
+        with one_process(2):
+            nodes.append(FabrikIkNode(command_sink=lambda angles: driver.command(angles)))
             driver = ServoDriverNode()
             nodes.append(driver)
-            nodes.insert(0, FabrikIkNode(command_sink=driver.command))
     except (ValueError, ParameterException) as error:
         rclpy.logging.get_logger('fabrik_ros').fatal(f'cannot start: {error}')
         _stop(executor, nodes)

@@ -21,7 +21,7 @@ float it stands for and kept as given.
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import sys
 from typing import Any, Optional
 from weakref import WeakKeyDictionary
@@ -93,7 +93,7 @@ class _Expected:
 # Per node: every parameter declared through this module, with what it takes.
 _DECLARED: 'WeakKeyDictionary[Node, dict[str, _Expected]]' = WeakKeyDictionary()
 # The nodes being built in one process by :func:`one_process`, else None.
-_COMPOSED: ContextVar[Optional[list[Node]]] = ContextVar('fabrik_ros_composed', default=None)
+_COMPOSED: ContextVar[Optional['_Group']] = ContextVar('fabrik_ros_composed', default=None)
 
 
 # -- declaring -------------------------------------------------------------------------------
@@ -303,31 +303,43 @@ def _keep_type(node: Node, name: str) -> None:
 def refuse_unknown_overrides(node: Node) -> None:
     """Stop the node if it was given a parameter it does not have (a misspelt name).
 
-    Call it once the node has declared every parameter. Inside :func:`one_process` the check
-    waits until every node of the process is built, as one ``-p`` reaches all of them.
+    Call it once the node has declared every parameter, before it touches hardware. Inside
+    :func:`one_process` the check waits for the last node of the process, as one ``-p``
+    reaches all of them.
 
     :raises ParameterConfigError: naming the first unknown override and the closest known name
     """
     group = _COMPOSED.get()
     if group is None:
         _refuse_unknown([node])
-    else:
-        group.append(node)
+        return
+    group.nodes.append(node)
+    if len(group.nodes) == group.count:
+        _refuse_unknown(group.nodes)
+
+
+@dataclass
+class _Group:
+    """The nodes of one process declared so far, and how many there will be."""
+
+    count: int
+    nodes: list[Node] = field(default_factory=list)
 
 
 @contextmanager
-def one_process() -> Iterator[None]:
-    """Check the overrides of the nodes built inside against the parameters of all of them.
+def one_process(count: int) -> Iterator[None]:
+    """Check the overrides of the ``count`` nodes built inside against all of their parameters.
 
-    :raises ParameterConfigError: on leaving, for an override that no node declared
+    The check runs as the last node calls :func:`refuse_unknown_overrides`, so that node can
+    still be stopped before it opens a port.
+
+    :raises ParameterConfigError: for an override that no node of the process declared
     """
-    nodes: list[Node] = []
-    token = _COMPOSED.set(nodes)
+    token = _COMPOSED.set(_Group(count))
     try:
         yield
     finally:
         _COMPOSED.reset(token)
-    _refuse_unknown(nodes)
 
 
 def _refuse_unknown(nodes: list[Node]) -> None:
@@ -347,30 +359,36 @@ def _refuse_unknown(nodes: list[Node]) -> None:
 
 @contextmanager
 def naming_empty_lists(node_options: Mapping[str, Any]) -> Iterator[None]:
-    """Name the keys set to ``[]`` when rclpy's Node.__init__ refuses them without a name.
+    """Name a key set to ``[]``, which rcl and rclpy take no ROS parameter from.
 
-    An empty YAML list has no ROS parameter type, and the automatic declaration of overrides
-    raises a ValueError naming no key, before any node code runs.
+    An empty list has no parameter type. Given with ``-p`` over a params file that sets the
+    key, rcl keeps the file's value without a word; in a params file, the automatic
+    declaration of overrides in rclpy's Node.__init__ raises a ValueError naming no key.
+    Wrap that call: a ``-p`` is refused before it, the file's keys are named after it failed.
 
     :raises ParameterConfigError: naming the first key set to an empty list
     """
+    args = list(node_options.get('cli_args') or [])
+    if node_options.get('use_global_arguments', True):
+        args += sys.argv[1:]
+    _refuse_empty(empty_list_keys(args, files=False))
     try:
         yield
     except ValueError as error:
-        args = list(node_options.get('cli_args') or [])
-        if node_options.get('use_global_arguments', True):
-            args += sys.argv[1:]
-        empty = empty_list_keys(args)
-        if not empty:
-            raise
-        others = f' (also empty: {", ".join(empty[1:])})' if empty[1:] else ''
+        _refuse_empty(empty_list_keys(args), error)
+        raise
+
+
+def _refuse_empty(keys: list[str], cause: Optional[BaseException] = None) -> None:
+    if keys:
+        others = f' (also empty: {", ".join(keys[1:])})' if keys[1:] else ''
         raise ParameterConfigError(
-            empty[0], [], f'an empty list has no parameter type, so the node cannot take it: '
-            f'give at least one value{others}') from error
+            keys[0], [], f'an empty list has no parameter type, so a node cannot take it: '
+            f'give at least one value{others}') from cause
 
 
-def empty_list_keys(args: Sequence[str]) -> list[str]:
-    """Return the dotted keys set to ``[]`` by ``-p`` or in a ``--params-file`` of ``args``.
+def empty_list_keys(args: Sequence[str], *, files: bool = True) -> list[str]:
+    """Return the dotted keys set to ``[]`` by ``-p`` or (if ``files``) in a ``--params-file``.
 
     >>> empty_list_keys(['--ros-args', '-p', 'joint_names:=[]', '-p', 'x:=1'])
     ['joint_names']
@@ -379,7 +397,7 @@ def empty_list_keys(args: Sequence[str]) -> list[str]:
     for flag, value in zip(args, args[1:], strict=False):
         if flag in ('-p', '--param') and value.replace(' ', '').endswith(':=[]'):
             keys.append(value.partition(':=')[0])
-        elif flag == '--params-file':
+        elif flag == '--params-file' and files:
             keys.extend(_empty_in_file(value))
     return list(dict.fromkeys(keys))
 

@@ -13,7 +13,7 @@ from rcl_interfaces.msg import ParameterType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from fabrik_ros.nodes import arm_composition
+from fabrik_ros.nodes import arm_composition, driver_node
 from fabrik_ros.nodes.driver_node import FinalState, ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
@@ -89,10 +89,24 @@ def test_the_composed_process_accepts_the_parameters_of_both_nodes(tmp_path, cap
     with pytest.raises(SystemExit) as exited:
         arm_composition.main(args)
     assert exited.value.code == 1
-    lines = [line for line in capfd.readouterr().err.splitlines() if 'cannot start' in line]
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if 'cannot start' in line]
     assert len(lines) == 1
     assert "on_shutdwn = 'detach'" in lines[0] and 'port' not in lines[0]
     assert 'follow_rviz_tools' not in lines[0]
+    assert 'board on' not in err   # refused before the driver opened its port
+
+
+def test_the_composed_process_refuses_a_mistyped_parameter_before_opening_the_port(
+        tmp_path, capfd):
+    with pytest.raises(SystemExit) as exited:
+        arm_composition.main(['fabrik_arm', '--ros-args', '--params-file', str(ARM_CONFIG), '-p',
+                              f'port:={tmp_path / "ttyNONE"}', '-p',
+                              'interactive_target:=false', '-p', 'use_pose_orientation:=1'])
+    assert exited.value.code == 1
+    err = capfd.readouterr().err
+    assert 'cannot start: use_pose_orientation = 1 (integer), must be a bool' in err
+    assert 'board on' not in err
 
 
 @pytest.mark.parametrize('kind, name, given, taken', [
@@ -190,3 +204,26 @@ def test_without_pre_set_callbacks_an_int_is_still_validated_as_a_float(
     assert not refused.successful
     assert 'home_move_time_s' in refused.reason and '-1' in refused.reason
     assert not math.isclose(node.get_parameter('home_move_time_s').value, -1.0)
+
+
+@pytest.mark.parametrize('key', ['joint_names', 'geometry.link_lengths_m'])
+def test_an_empty_list_given_with_p_is_refused_by_name(ros, arm_args, key):
+    # rcl drops `-p key:=[]` (no type) when the params file sets the key: the file's value
+    # would be used without a word.
+    with pytest.raises(ValueError) as refused:
+        FabrikIkNode(context=ros.context, cli_args=[*arm_args, *IK, '-p', f'{key}:=[]'])
+    assert str(refused.value).startswith(f'{key} = [], an empty list has no parameter type')
+
+
+def test_a_misspelt_driver_parameter_stops_servo_driver_with_one_line_and_status_1(
+        tmp_path, capfd):
+    with pytest.raises(SystemExit) as exited:
+        driver_node.main(['servo_driver', '--ros-args', '--params-file', str(ARM_CONFIG), '-p',
+                          f'port:={tmp_path / "ttyNONE"}', '-p', 'on_shutdwn:=detach'])
+    assert exited.value.code == 1
+    err = capfd.readouterr().err
+    assert [line for line in err.splitlines() if 'FATAL' in line] == [
+        line for line in err.splitlines() if 'cannot start' in line]
+    assert ("cannot start: on_shutdwn = 'detach', is not a parameter of servo_driver nor a key "
+            'of the arm file; the closest known name is on_shutdown') in err
+    assert 'board on' not in err   # refused before the port was opened
