@@ -269,7 +269,7 @@ def read_str(params: Mapping[str, Any], key: str, path: str, default: Any = MISS
 
 
 def read_list(params: Mapping[str, Any], key: str, path: str, item: type,
-              default: Any = MISSING) -> list:
+              default: Any = MISSING) -> list[Any]:
     """Return a list whose items are all of type ``item`` (ints accepted for float)."""
     value = params.get(key, default)
     if value is MISSING:
@@ -482,7 +482,8 @@ def unwrap(document: Any, source: str) -> Mapping[str, Any]:
     if not isinstance(entry, Mapping) or not isinstance(entry.get(PARAMS_KEY), Mapping):
         raise ArmConfigError(f'{WILDCARD}.{PARAMS_KEY}', entry,
                              f'must be a mapping in {source}')
-    return entry[PARAMS_KEY]
+    params: Mapping[str, Any] = entry[PARAMS_KEY]
+    return params
 
 
 def read_params_file(path: str | Path) -> Mapping[str, Any]:

@@ -14,6 +14,7 @@ import rclpy
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 import rclpy.logging
+from rclpy.node import Node
 
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
@@ -26,7 +27,7 @@ def main(args: Optional[list[str]] = None) -> None:
     :raises SystemExit: with status 1 if a node cannot start (the reason is logged)
     """
     rclpy.init(args=args)
-    nodes = []
+    nodes: list[Node] = []
     executor = SingleThreadedExecutor()
     try:
         # One -p reaches both nodes: each takes the other's parameters. The driver comes
