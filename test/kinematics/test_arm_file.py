@@ -3,7 +3,16 @@
 import pytest
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.arm_file import describe, flatten, KEYS, nest
+from fabrik_ros.kinematics.arm_file import (
+    closest,
+    describe,
+    flatten,
+    KEYS,
+    nest,
+    spec,
+    TOP_KEYS,
+    ValueKind,
+)
 from test.kinematics.conftest import ARM_CONFIGS, shipped_params
 
 
@@ -54,3 +63,24 @@ def test_nest_rejects_a_name_used_as_value_and_section():
     with pytest.raises(ArmConfigError) as caught:
         nest([('joints', 1.0), ('joints.elbow.min_deg', -135.0)])
     assert 'joints is both a value and a section' in str(caught.value)
+
+
+@pytest.mark.parametrize('name', ARM_CONFIGS)
+def test_every_shipped_value_has_the_kind_its_key_says(name):
+    # The nodes declare each key with this kind: an int written for a float becomes a float.
+    expected = {ValueKind.FLOAT: (float,), ValueKind.INT: (int,), ValueKind.STR: (str,),
+                ValueKind.FLOAT_LIST: (list,), ValueKind.STR_LIST: (list,)}
+    for key, value in flatten(shipped_params(name)):
+        entry = spec(key)
+        assert entry is not None, key
+        assert isinstance(value, expected[entry.kind]), key
+        if entry.choices:
+            assert value in entry.choices, key
+
+
+def test_closest_names_the_intended_key_of_common_typos():
+    assert closest('solvr', TOP_KEYS) == 'solver'
+    assert closest('aux_servo', TOP_KEYS) == 'aux_servos'
+    assert closest('jionts', TOP_KEYS) == 'joints'
+    assert closest('tolerance', ['tolerance_m', 'max_iterations', 'bend']) == 'tolerance_m'
+    assert closest('anything', []) == ''

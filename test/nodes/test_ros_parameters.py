@@ -16,6 +16,7 @@ from rclpy.parameter import Parameter
 from fabrik_ros.nodes import arm_composition, driver_node
 from fabrik_ros.nodes.driver_node import FinalState, ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.nodes.ros_parameters import empty_list_keys
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
@@ -227,3 +228,14 @@ def test_a_misspelt_driver_parameter_stops_servo_driver_with_one_line_and_status
     assert ("cannot start: on_shutdwn = 'detach', is not a parameter of servo_driver nor a key "
             'of the arm file; the closest known name is on_shutdown') in err
     assert 'board on' not in err   # refused before the port was opened
+
+
+def test_empty_list_keys_are_found_under_any_node_name_or_namespace(tmp_path):
+    path = tmp_path / 'params.yaml'
+    path.write_text('/**:\n  ros__parameters:\n    joint_names: []\n'
+                    'robot:\n  servo_driver:\n    ros__parameters:\n'
+                    '      geometry: {link_lengths_m: []}\n      max_speed_rad_s: [1.0]\n')
+    assert empty_list_keys(['--ros-args', '--params-file', str(path), '-p', 'x:=[]']) == [
+        'joint_names', 'geometry.link_lengths_m', 'x']
+    assert empty_list_keys(['--params-file', str(path)], files=False) == []
+    assert empty_list_keys(['--params-file', str(tmp_path / 'absent.yaml')]) == []
