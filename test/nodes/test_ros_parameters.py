@@ -12,6 +12,7 @@ import pytest
 from rcl_interfaces.msg import ParameterType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
 
 from fabrik_ros.nodes import arm_composition, driver_node
 from fabrik_ros.nodes.driver_node import FinalState, ServoDriverNode
@@ -239,3 +240,23 @@ def test_empty_list_keys_are_found_under_any_node_name_or_namespace(tmp_path):
         'joint_names', 'geometry.link_lengths_m', 'x']
     assert empty_list_keys(['--params-file', str(path)], files=False) == []
     assert empty_list_keys(['--params-file', str(tmp_path / 'absent.yaml')]) == []
+
+
+def test_ros2_param_set_and_describe_through_the_parameter_services(ros, arm_args):
+    # What `ros2 param set /fabrik_ik solver.tolerance_m -1` and `ros2 param describe` do.
+    ik = _make(ros, FabrikIkNode, arm_args, None)
+    client = AsyncParameterClient(ros.probe(), f'{ros.namespace}/fabrik_ik')
+    ros.spin_until(client.services_are_ready, timeout_s=10.0, what='parameter services')
+
+    def call(future):
+        ros.spin_until(future.done, timeout_s=10.0, what='a parameter service answer')
+        return future.result()
+
+    refused = call(client.set_parameters([Parameter('solver.tolerance_m', value=-1)]))
+    assert refused.results[0].reason == 'solver.tolerance_m = -1.0, must be a finite float > 0.0'
+    accepted = call(client.set_parameters([Parameter('solver.tolerance_m', value=1)]))
+    assert accepted.results[0].successful
+    assert ik.get_parameter('solver.tolerance_m').value == 1.0
+    bend, speed = call(client.describe_parameters(['solver.bend', 'path_speed_m_s'])).descriptors
+    assert bend.additional_constraints == 'one of: any, up, down'
+    assert speed.floating_point_range[0].to_value == 2.0
