@@ -5,7 +5,9 @@
 opens :attr:`SimavrBoard.port` at 115200 baud exactly as it would a real Uno. Every servo pin
 edge, every byte on the serial line and a 10 ms heartbeat come back with simulated-cycle
 timestamps, so pulse widths and frame periods are measured in simulated time, however fast
-or slow the host machine is.
+or slow the host machine is. Received bytes and heartbeats also carry the host's monotonic
+clock at the moment the simulation took them (:attr:`LineByte.host_s`, :meth:`clock`), which
+ties host-side events to simulated time (bench/pin_latency.py).
 
 >>> build_hardware()                                            # doctest: +SKIP
 >>> with SimavrBoard() as board, ServoLink(board.port) as link:  # doctest: +SKIP
@@ -77,10 +79,15 @@ class Pulse:
 
 @dataclass(frozen=True)
 class LineByte:
-    """One byte on the serial line, with the simulated time it crossed [s]."""
+    """One byte on the serial line, with the simulated time it crossed [s].
+
+    ``host_s`` is ``time.monotonic()`` when the simulation took a received byte, None for
+    a sent one (the host reads those whenever it reads).
+    """
 
     time_s: float
     value: int
+    host_s: Optional[float] = None
 
 
 class SimavrBoard:
@@ -214,6 +221,15 @@ class SimavrBoard:
         with self._changed:
             return list(self._log.sent)
 
+    def clock(self) -> list[tuple[float, float]]:
+        """Return (simulated s, host ``time.monotonic()`` s) pairs, one per 10 ms heartbeat.
+
+        Their slope is the simulation's speed against the host clock; their scatter about it
+        is how unevenly the simulation runs (it runs ahead in bursts, then is held back).
+        """
+        with self._changed:
+            return list(self._log.clock)
+
     def pulses(self, channel: Optional[int] = None, since_s: float = 0.0) -> list[Pulse]:
         """Return the complete pulses of one channel (or all) rising at or after ``since_s``."""
         with self._changed:
@@ -290,6 +306,7 @@ class _HarnessLog:
         self.pulses: list[Pulse] = []
         self.received: list[LineByte] = []
         self.sent: list[LineByte] = []
+        self.clock: list[tuple[float, float]] = []
         self.high_mask = 0
         self.longest_high_ticks = 0
         self._high_run = [0] * CHANNELS
@@ -306,11 +323,14 @@ class _HarnessLog:
         if kind == 'pulse':
             channel, rise, fall = (int(word) for word in words[1:])
             self.pulses.append(Pulse(channel, rise / F_CPU_HZ, (fall - rise) * 1e6 / F_CPU_HZ))
-        elif kind in ('rx', 'tx'):
-            stream = self.received if kind == 'rx' else self.sent
-            stream.append(LineByte(int(words[1]) / F_CPU_HZ, int(words[2], 16)))
+        elif kind == 'rx':
+            self.received.append(LineByte(int(words[1]) / F_CPU_HZ, int(words[2], 16),
+                                          int(words[3]) / 1e9))
+        elif kind == 'tx':
+            self.sent.append(LineByte(int(words[1]) / F_CPU_HZ, int(words[2], 16)))
         elif kind == 'tick':
             self._heartbeat(int(words[2]))
+            self.clock.append((self.now_s, int(words[3]) / 1e9))
         elif kind == 'reset':
             self.reset_times_s.append(self.now_s)
         elif kind == 'end':

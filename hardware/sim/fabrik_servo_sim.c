@@ -12,11 +12,18 @@
  * The log (stdout unless --log) has one event per line, times in CPU cycles at 16 MHz:
  *   # fabrik_servo_sim 1 f_cpu=16000000 channels=6 pins=PD2..PD7
  *   pulse CH RISE FALL   channel CH's pin went high at cycle RISE and low at FALL
- *   rx CYCLE XX          byte XX (hex) entered the AVR's UART from the host
+ *   rx CYCLE XX NS       byte XX (hex) entered the AVR's UART from the host, NS = the host's
+ *                        CLOCK_MONOTONIC [ns] when the simulation took it
  *   tx CYCLE XX          the firmware sent byte XX to the host
- *   tick CYCLE MASK      every 10 ms of simulated time; MASK = pins high now (bit = channel)
+ *   tick CYCLE MASK NS   every 10 ms of simulated time; MASK = pins high now (bit = channel),
+ *                        NS = CLOCK_MONOTONIC [ns] then (how simulated time tracks the host's)
  *   reset CYCLE          the AVR was reset (SIGUSR1), like a DTR pulse on a real Uno
  *   end CYCLE REASON     the run is over (duration, signal, crashed)
+ *
+ * The line runs at the speed the UART registers give a real ATmega328P (8N1: 10 bits a byte):
+ * simavr 1.6 computes a byte's time only when UBRR is written, so it misses U2X set after
+ * UBRR (the firmware's order, the Arduino core's too) and runs the line at half speed, and it
+ * always counts a parity bit; keep_line_timing() corrects both.
  *
  * Time runs at --speed times real time (default 1, so a host's timeouts mean what they say;
  * 0 = as fast as the host CPU allows). --duration-ms bounds the simulated time. SIGTERM or
@@ -166,11 +173,14 @@ static void on_uart_tx(struct avr_irq_t *irq, uint32_t value, void *param)
     fprintf(log_file, "tx %llu %02x\n", (unsigned long long)avr->cycle, value & 0xFFu);
 }
 
+static int64_t now_ns(void);
+
 static void on_uart_rx(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
     (void)param;
-    fprintf(log_file, "rx %llu %02x\n", (unsigned long long)avr->cycle, value & 0xFFu);
+    fprintf(log_file, "rx %llu %02x %lld\n", (unsigned long long)avr->cycle, value & 0xFFu,
+            (long long)now_ns());
 }
 
 /* The CPU sleeps between interrupts; skip that time at once and let pace() keep the clock. */
@@ -281,6 +291,29 @@ static const char *connect_uart(uart_pty_t *pty, const char *link)
     return pty->pty.slavename;
 }
 
+static avr_uart_t *find_uart0(void)
+{
+    for (avr_io_t *io = avr->io_port; io; io = io->next) {
+        if (io->kind && strcmp(io->kind, "uart") == 0 && ((avr_uart_t *)io)->name == '0') {
+            return (avr_uart_t *)io;
+        }
+    }
+    fprintf(stderr, "simavr's %s has no UART0\n", MCU);
+    exit(1);
+}
+
+/* Set UART0's byte time from its registers as the real chip clocks it (see the top). */
+static void keep_line_timing(avr_uart_t *uart)
+{
+    uint32_t ubrr = avr_regbit_get(avr, uart->ubrrl) | (avr_regbit_get(avr, uart->ubrrh) << 8);
+    uint32_t cycles_per_bit = (avr_regbit_get(avr, uart->u2x) ? 8u : 16u) * (ubrr + 1u);
+    uint8_t ucsrc = avr->data[uart->r_ucsrc];
+    uint32_t data_bits = 5u + avr_regbit_get(avr, uart->ucsz);
+    uint32_t parity_bits = (ucsrc & 0x30u) ? 1u : 0u; /* UPM01:0 */
+    uint32_t bits = 1u + data_bits + parity_bits + 1u + avr_regbit_get(avr, uart->usbs);
+    uart->cycles_per_byte = (avr_cycle_count_t)(cycles_per_bit * bits);
+}
+
 static int64_t now_ns(void)
 {
     struct timespec ts;
@@ -327,6 +360,7 @@ static const char *run(const options_t *opt)
     avr_cycle_count_t end = opt->duration_ms ? opt->duration_ms * CYCLES_PER_MS : 0;
     avr_cycle_count_t next_tick = TICK_CYCLES;
     avr_cycle_count_t next_check = CYCLES_PER_MS;
+    avr_uart_t *uart = find_uart0();
     int64_t start_ns = now_ns();
     for (;;) {
         int state = avr_run(avr);
@@ -337,8 +371,10 @@ static const char *run(const options_t *opt)
             continue;
         }
         next_check = avr->cycle + CYCLES_PER_MS;
+        keep_line_timing(uart);
         if (avr->cycle >= next_tick) {
-            fprintf(log_file, "tick %llu %u\n", (unsigned long long)avr->cycle, high_mask());
+            fprintf(log_file, "tick %llu %u %lld\n", (unsigned long long)avr->cycle,
+                    high_mask(), (long long)now_ns());
             fflush(log_file);
             next_tick += TICK_CYCLES;
         }

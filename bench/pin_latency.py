@@ -1,0 +1,351 @@
+"""Benchmark to the servo pin: target -> first PWM pulse of the new width, firmware in simavr.
+
+The Uno firmware (hardware/) runs in simavr in real time (``SimavrBoard``, speed 1). This
+process drives it the way servo_driver does: a :class:`ServoLink` on the simulator's pty,
+native protocol, 115200 baud, with the driver's shipped link settings (pulse commands capped
+at control_rate_hz = 50 Hz, positions polled at 10 Hz, board watchdog 1 s, hold) and, as a
+second setting, with the cap lifted to 1 kHz (what the serial line alone allows). Targets are
+new widths on all six channels, each distinct from the one before, sent at 50 and 200 Hz.
+
+**Clocks.** A target's time ``t`` is the host's ``time.monotonic()`` just before
+``set_pulses``. Pin edges are logged by the simulator in CPU cycles, i.e. simulated time.
+The harness also logs, for every byte it feeds into the simulated UART, the host's
+CLOCK_MONOTONIC at that moment (the same clock as ``time.monotonic()``). So each sample is
+cut where both clocks are known, at the first byte of the frame that carries the target:
+
+    latency = (host time that byte entered the simulation - t)                 [host clock]
+            + (rising edge of the first new-width pulse - that byte's time)    [sim clock]
+
+The first part is the host's share (link thread, its rate cap, the pty, and the simulator
+picking the byte up: it runs ahead in bursts and sleeps to stay on the wall clock, which
+adds up to about 1 ms here that a real USB-serial adapter replaces with its own latency).
+The second part is what the serial line and the firmware take; in simulated time it is what
+a real Uno would take whatever the host's speed. The simulator's speed against the host clock
+(slope of the heartbeat pairs) and the scatter of that mapping are reported with the run.
+
+**Floor.** For the same target at the same phase of the board's frame: the frame's time on
+the line (10 bits a byte at 115200 baud) plus the wait from the frame's end to the start of
+that channel's next slot (the next rising edge of the channel, whatever its width) in the
+20 ms frame; the target's simulated time is the first byte's simulated time minus the host
+share above. The floor assumes no host delay; the firmware's own excess is measured apart:
+the rise of the new width minus the first slot of that channel after the frame's actual end
+(0 when the width is taken at the next slot; a frame, 20 ms, when it is taken one frame
+late, counted as a missed slot). The simulated line runs at the UART's real rate
+(hardware/sim/fabrik_servo_sim.c corrects simavr 1.6's byte time).
+
+**Firmware.** ``--elf`` adds a firmware to compare; ``--before REV`` builds the firmware of a
+git revision into bench/out/firmware_<rev>/ (``git archive``), so the figures of an older
+firmware are measured in the same run.
+
+A target whose widths never reach a pin (a newer target's frame was sent first, or reached
+the board before that channel's slot) is counted as superseded on that pin, not timed.
+Samples are per (target, channel); ``whole pose`` is the last of the six channels.
+
+    .venv/bin/python bench/pin_latency.py [--quick] [--before REV]
+
+Prints a table and writes bench/out/pin_latency.json.
+"""
+
+import argparse
+from dataclasses import dataclass
+import json
+from pathlib import Path
+import subprocess
+import sys
+import time
+from typing import Optional
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ros_env import ROOT  # noqa: E402
+
+from fabrik_ros.servo_io.link import ServoLink  # noqa: E402
+from fabrik_ros.servo_io.link_options import LinkOptions  # noqa: E402
+from fabrik_ros.servo_io.protocol import (  # noqa: E402
+    Command,
+    CRC_SIZE,
+    HEADER_SIZE,
+    SYNC,
+    WatchdogAction,
+)
+from fabrik_ros.servo_io.simavr_board import (  # noqa: E402
+    build_hardware,
+    CHANNELS,
+    FIRMWARE_ELF,
+    FRAME_PERIOD_S,
+    LineByte,
+    Pulse,
+    SimavrBoard,
+)
+
+OUT = Path(__file__).parent / 'out'
+BAUD = 115200
+BITS_PER_BYTE = 10
+RATES_HZ = (50, 200)
+WIDTH_MATCH_US = 1.0
+WAIT_S = 10.0
+# The firmware applies a received frame well within this; later pulses are a newer target's.
+SUPERSEDE_MARGIN_S = 0.002
+# A new width that appears this much after the slot following its frame waited a whole frame.
+MISSED_SLOT_S = 0.010
+# The link as servo_driver opens it at its shipped defaults (driver_node.py), and uncapped.
+LINK_SETTINGS = {
+    'driver_defaults': LinkOptions(max_rate_hz=50.0, poll_hz=10.0),
+    'uncapped': LinkOptions(max_rate_hz=1000.0, poll_hz=10.0),
+}
+DRIVER_WATCHDOG = (1.0, WatchdogAction.HOLD)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long each measured stream runs [s] (simulated time is about the same)."""
+
+    seconds: float = 20.0
+    warmup_s: float = 0.5
+
+
+QUICK = Budget(seconds=2.0, warmup_s=0.2)
+
+
+@dataclass(frozen=True)
+class SentFrame:
+    """A SET_PULSES frame as the board received it."""
+
+    first: LineByte
+    last: LineByte
+    size: int
+    pulses_us: tuple[int, ...]
+
+
+def target_widths(index: int) -> tuple[int, ...]:
+    """Return target ``index``'s pulse widths: distinct from the previous target's on every pin.
+
+    Steps of 131 us (mod 1000) never repeat within 1000 targets, so a width on a pin names its
+    target unambiguously among the targets that could still be in flight.
+    """
+    return tuple(1000 + (index * 131 + channel * 97) % 1000 for channel in range(CHANNELS))
+
+
+def set_pulses_frames(received: list[LineByte]) -> list[SentFrame]:
+    """Split the bytes the board received into frames; return the SET_PULSES ones."""
+    frames = []
+    values = bytes(b.value for b in received)
+    start = values.find(SYNC)
+    while start >= 0 and start + HEADER_SIZE <= len(values):
+        size = HEADER_SIZE + values[start + 2] + CRC_SIZE
+        if start + size > len(values):
+            break
+        if values[start + 4] == Command.SET_PULSES:
+            payload = values[start + HEADER_SIZE:start + size - CRC_SIZE]
+            pulses = tuple(int.from_bytes(payload[i:i + 2], 'little')
+                           for i in range(2, len(payload), 2))
+            frames.append(SentFrame(received[start], received[start + size - 1], size, pulses))
+        start = values.find(SYNC, start + size)
+    return frames
+
+
+def clock_figures(pairs: list[tuple[float, float]]) -> dict:
+    """Return the simulation's speed against the host clock and the scatter of the mapping."""
+    sim = np.array([p[0] for p in pairs])
+    host = np.array([p[1] for p in pairs])
+    slope, offset = np.polyfit(host - host[0], sim, 1)
+    residual_ms = (sim - (slope * (host - host[0]) + offset)) * 1e3
+    return {'sim_s_per_host_s': round(float(slope), 5),
+            'mapping_scatter_p99_ms': round(float(np.percentile(np.abs(residual_ms), 99)), 3),
+            'mapping_scatter_max_ms': round(float(np.max(np.abs(residual_ms))), 3)}
+
+
+def pulses_by_channel(pulses: list[Pulse]) -> list[list[Pulse]]:
+    """Return each channel's pulses in order of their rising edges."""
+    by_channel: list[list[Pulse]] = [[] for _ in range(CHANNELS)]
+    for pulse in pulses:
+        by_channel[pulse.channel].append(pulse)
+    for channel in by_channel:
+        channel.sort(key=lambda p: p.rise_s)
+    return by_channel
+
+
+def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) -> dict:
+    """Match targets to frames and pins; return the latency, host-share and floor samples [s]."""
+    targets_of: dict[tuple[int, ...], list[int]] = {}
+    for k in range(len(sent_at)):
+        targets_of.setdefault(target_widths(k), []).append(k)
+    carrying = []
+    for frame in frames:
+        # The newest target with these widths sent before the frame began (widths recur
+        # every 1000 targets; warm-up frames precede every measured target).
+        ks = [k for k in targets_of.get(frame.pulses_us, ()) if sent_at[k] <= frame.first.host_s]
+        if ks:
+            carrying.append((max(ks), frame))
+    by_channel = pulses_by_channel(pulses)
+    rises = [np.array([p.rise_s for p in channel]) for channel in by_channel]
+    latency, host_share, floor, whole_pose, excess = [], [], [], [], []
+    superseded = 0
+    for n, (k, frame) in enumerate(carrying):
+        host_s = frame.first.host_s - sent_at[k]
+        target_sim_s = frame.first.time_s - host_s
+        line_s = frame.size * BITS_PER_BYTE / BAUD
+        arrival_s = target_sim_s + line_s
+        # A pulse of these widths after the next frame has long been applied is not this one.
+        until_s = (carrying[n + 1][1].last.time_s + SUPERSEDE_MARGIN_S if n + 1 < len(carrying)
+                   else float('inf'))
+        reached = []
+        for channel in range(CHANNELS):
+            rise = first_pulse_of(by_channel[channel], rises[channel], frame.last.time_s,
+                                  until_s, frame.pulses_us[channel])
+            if rise is None:
+                superseded += 1
+                continue
+            grid = rises[channel]
+            slot = grid[np.searchsorted(grid, arrival_s)]
+            sample = host_s + rise - frame.first.time_s
+            latency.append(sample)
+            host_share.append(host_s)
+            floor.append(slot - target_sim_s)
+            # The firmware's own share: from the slot after the frame's actual arrival.
+            actual_slot = grid[np.searchsorted(grid, frame.first.time_s + line_s)]
+            excess.append(rise - actual_slot)
+            reached.append(sample)
+        if len(reached) == CHANNELS:
+            whole_pose.append(max(reached))
+    return {'latency': latency, 'host_share': host_share, 'floor': floor,
+            'whole_pose': whole_pose, 'firmware_excess': excess, 'targets': len(sent_at), 'carried': len(carrying),
+            'superseded_on_pin': superseded}
+
+
+def first_pulse_of(pulses: list[Pulse], rises: np.ndarray, after_s: float, until_s: float,
+                   width_us: int) -> Optional[float]:
+    """Return the rise of the first pulse ``width_us`` wide rising in [after_s, until_s).
+
+    None: a newer target's frame took the pin first (superseded on that pin).
+    """
+    start = int(np.searchsorted(rises, after_s))
+    stop = int(np.searchsorted(rises, until_s))
+    for pulse in pulses[start:stop]:
+        if abs(pulse.width_us - width_us) <= WIDTH_MATCH_US:
+            return pulse.rise_s
+    return None
+
+
+def percentiles_ms(samples: list[float]) -> dict:
+    """Return p50 / p99 / max of ``samples`` [s] in milliseconds."""
+    if not samples:
+        return {'p50_ms': None, 'p99_ms': None, 'max_ms': None, 'samples': 0}
+    values = np.array(samples) * 1e3
+    return {'p50_ms': round(float(np.percentile(values, 50)), 3),
+            'p99_ms': round(float(np.percentile(values, 99)), 3),
+            'max_ms': round(float(np.max(values)), 3), 'samples': len(samples)}
+
+
+def stream(link: ServoLink, rate_hz: float, seconds: float, first_index: int) -> list[float]:
+    """Send targets ``first_index``... at ``rate_hz`` for ``seconds``; return their send times."""
+    period = 1.0 / rate_hz
+    sent_at = []
+    start = time.monotonic()
+    for n in range(round(seconds * rate_hz)):
+        due = start + n * period
+        pause = due - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        sent_at.append(time.monotonic())
+        link.set_pulses(target_widths(first_index + n))
+    return sent_at
+
+
+def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> dict:
+    """Run one firmware, link setting and rate; return the figures."""
+    with SimavrBoard(elf=elf) as board, ServoLink(board.port, channels=CHANNELS,
+                                                  options=options) as link:
+        link.wait_ready(WAIT_S)
+        link.set_watchdog(*DRIVER_WATCHDOG)
+        link.set_pulses(target_widths(-1))
+        link.enable([True] * CHANNELS)
+        link.sync(WAIT_S)
+        stream(link, rate_hz, budget.warmup_s, 500)
+        sent_at = stream(link, rate_hz, budget.seconds, 0)
+        link.sync(WAIT_S)
+        end_s = board.now_s
+        board.wait_sim_time(end_s + 2 * FRAME_PERIOD_S + 0.005, WAIT_S)
+        received, pulses, clock = board.received, board.pulses(), board.clock()
+    found = analyse(sent_at, set_pulses_frames(received), pulses)
+    return {
+        'rate_hz': rate_hz, 'link_max_rate_hz': options.max_rate_hz,
+        'targets': found['targets'], 'frames_carrying_a_target': found['carried'],
+        'superseded_on_pin': found['superseded_on_pin'],
+        'latency': percentiles_ms(found['latency']),
+        'floor': percentiles_ms(found['floor']),
+        'host_share': percentiles_ms(found['host_share']),
+        'whole_pose': percentiles_ms(found['whole_pose']),
+        'firmware_excess': percentiles_ms(found['firmware_excess']),
+        'missed_slots': sum(1 for e in found['firmware_excess'] if e > MISSED_SLOT_S),
+        'simulation': clock_figures(clock),
+    }
+
+
+def build_revision(revision: str) -> Path:
+    """Build the firmware of git ``revision`` into bench/out/firmware_<rev>/; return its ELF."""
+    rev = subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', revision],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    tree = OUT / f'firmware_{rev}'
+    elf = tree / 'hardware' / 'build' / 'fabrik_servo_bridge.elf'
+    if not elf.exists():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(['git', '-C', str(ROOT), 'archive', rev, 'hardware'],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(['tar', '-x', '-C', str(tree)], input=archive, check=True)
+        subprocess.run(['make', '-C', str(tree / 'hardware'), 'firmware'], check=True,
+                       capture_output=True)
+    return elf
+
+
+def run(quick: bool = False, before: Optional[str] = None,
+        rates_hz: tuple[int, ...] = RATES_HZ) -> dict:
+    """Measure every firmware x link setting x rate; return the results by key."""
+    build_hardware('firmware', 'sim')
+    budget = QUICK if quick else Budget()
+    firmwares = {'current': FIRMWARE_ELF}
+    if before is not None:
+        firmwares[f'before_{before}'] = build_revision(before)
+    results: dict = {'budget_s': budget.seconds, 'baud': BAUD, 'runs': {}}
+    for firmware, elf in firmwares.items():
+        for setting, options in LINK_SETTINGS.items():
+            for rate in rates_hz:
+                key = f'{firmware}/{setting}/{rate}hz'
+                results['runs'][key] = measure(elf, options, rate, budget)
+                print_row(key, results['runs'][key], flush=True)
+    return results
+
+
+def _ms(value: Optional[float]) -> str:
+    return '      -' if value is None else f'{value:7.2f}'
+
+
+def print_row(key: str, run_result: dict, flush: bool = False) -> None:
+    """Print one run: latency and floor p50 / p99, host share, whole pose, counts."""
+    lat, flo, host = run_result['latency'], run_result['floor'], run_result['host_share']
+    pose, sim = run_result['whole_pose'], run_result['simulation']
+    print(f'{key:34s} pin p50 {_ms(lat["p50_ms"])} p99 {_ms(lat["p99_ms"])} | floor p50 '
+          f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | host p50 {_ms(host["p50_ms"])} | '
+          f'pose p99 {_ms(pose["p99_ms"])} | fw excess p99 '
+          f'{_ms(run_result["firmware_excess"]["p99_ms"])} missed {run_result["missed_slots"]} '
+          f'| n={lat["samples"]} superseded='
+          f'{run_result["superseded_on_pin"]} | sim x{sim["sim_s_per_host_s"]:.4f} '
+          f'scatter p99 {sim["mapping_scatter_p99_ms"]:.2f} ms', flush=flush)
+
+
+def main() -> None:
+    """Measure, print, write bench/out/pin_latency.json."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
+    parser.add_argument('--before', help='also measure the firmware of this git revision')
+    parser.add_argument('--out', type=Path, default=OUT / 'pin_latency.json')
+    args = parser.parse_args()
+    results = run(quick=args.quick, before=args.before)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()
