@@ -210,7 +210,8 @@ def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) 
         if len(reached) == CHANNELS:
             whole_pose.append(max(reached))
     return {'latency': latency, 'host_share': host_share, 'floor': floor,
-            'whole_pose': whole_pose, 'firmware_excess': excess, 'targets': len(sent_at), 'carried': len(carrying),
+            'whole_pose': whole_pose, 'firmware_excess': excess, 'targets': len(sent_at),
+            'carried': len(carrying),
             'superseded_on_pin': superseded}
 
 
