@@ -5,14 +5,15 @@
 #include <util/atomic.h>
 
 #include "fsb_config.h"
+#include "fsb_sequencer.h"
 
-#define TICKS_PER_US 2u
-#define FRAME_TICKS (20000u * TICKS_PER_US)
-#define SLOT_TICKS (3000u * TICKS_PER_US)
+#define TICKS_PER_US FSB_SEQ_TICKS_PER_US
 #define FIRST_PIN PD2
 #define PIN_MASK ((uint8_t)(((1u << FSB_CHANNELS) - 1u) << FIRST_PIN))
-/* The compare interrupt fires this early; the handler then waits for the exact tick. Any
- * other interrupt (UART, under 5 us) delaying it therefore cannot move an edge. */
+/* The compare interrupt fires this early; the handler decides the edge, then waits for the
+ * exact tick. Any other interrupt (UART, under 5 us) delaying it therefore cannot move an
+ * edge. A width is latched when its slot's interrupt runs, at most this long before the
+ * slot starts (fsb_sequencer.h). */
 #define LEAD_TICKS (20u * TICKS_PER_US)
 /* Compare B wakes the main loop every millisecond, so moves and the watchdog advance in
  * 1 ms steps and a pulse takes a width computed at most 1 ms before it starts. */
@@ -21,11 +22,7 @@
 static volatile uint16_t width_ticks[FSB_CHANNELS]; /* written by the main loop */
 static volatile uint8_t enabled;                     /* written by the main loop */
 
-/* State of the edge sequencer, used only by the interrupt handler. */
-static uint16_t frame_start; /* tick of the current frame's start */
-static uint16_t edge;        /* tick of the next slot start or pulse end */
-static uint8_t slot;         /* channel whose slot the next edge belongs to */
-static uint8_t pin_high;     /* the next edge ends that channel's pulse */
+static fsb_sequencer_t sequencer; /* used only by the interrupt handler after init */
 
 static uint16_t last_tick; /* for fsb_pulse_timer_elapsed_us */
 static uint8_t odd_tick;   /* half microsecond carried to the next call */
@@ -36,12 +33,9 @@ void fsb_pulse_timer_init(void)
     DDRD |= PIN_MASK;
     TCCR1A = 0;
     TCCR1B = _BV(CS11); /* normal mode, clk/8 */
-    frame_start = (uint16_t)(TCNT1 + SLOT_TICKS);
-    edge = frame_start;
-    slot = 0;
-    pin_high = 0;
+    fsb_sequencer_init(&sequencer, TCNT1);
     last_tick = TCNT1;
-    OCR1A = (uint16_t)(edge - LEAD_TICKS);
+    OCR1A = (uint16_t)(sequencer.edge - LEAD_TICKS);
     OCR1B = (uint16_t)(last_tick + WAKE_TICKS);
     TIFR1 = _BV(OCF1A) | _BV(OCF1B);
     TIMSK1 = _BV(OCIE1A) | _BV(OCIE1B);
@@ -81,26 +75,16 @@ uint16_t fsb_pulse_timer_elapsed_us(void)
 
 ISR(TIMER1_COMPA_vect)
 {
-    uint8_t bit = (uint8_t)(1u << (slot + FIRST_PIN));
-    uint8_t start_pulse = !pin_high && (enabled & (1u << slot));
-    if (pin_high || start_pulse) {
-        uint8_t port = pin_high ? (uint8_t)(PORTD & ~bit) : (uint8_t)(PORTD | bit);
-        while ((int16_t)(TCNT1 - edge) < 0) {
+    uint16_t at = sequencer.edge;
+    uint8_t bit = (uint8_t)(1u << (sequencer.slot + FIRST_PIN));
+    fsb_edge_t edge = fsb_sequencer_step(&sequencer, enabled, width_ticks);
+    if (edge != FSB_EDGE_NONE) {
+        uint8_t port = edge == FSB_EDGE_RISE ? (uint8_t)(PORTD | bit) : (uint8_t)(PORTD & ~bit);
+        while ((int16_t)(TCNT1 - at) < 0) {
         }
         PORTD = port;
     }
-    if (start_pulse) {
-        pin_high = 1;
-        edge = (uint16_t)(edge + width_ticks[slot]);
-    } else {
-        pin_high = 0;
-        if (++slot == FSB_CHANNELS) {
-            slot = 0;
-            frame_start = (uint16_t)(frame_start + FRAME_TICKS);
-        }
-        edge = (uint16_t)(frame_start + slot * SLOT_TICKS);
-    }
-    OCR1A = (uint16_t)(edge - LEAD_TICKS);
+    OCR1A = (uint16_t)(sequencer.edge - LEAD_TICKS);
 }
 
 ISR(TIMER1_COMPB_vect)

@@ -1,5 +1,6 @@
 /*
- * Host-side unit tests of the firmware's protocol core (fsb_frame, fsb_board, fsb_limits_image).
+ * Host-side unit tests of the firmware's protocol core (fsb_frame, fsb_board, fsb_limits_image)
+ * and of the pulse sequencer's decisions (fsb_sequencer.h).
  *
  *   fsb_unit_tests [--protocol PATH/PROTOCOL.md] [--list] [TEST...]
  *
@@ -11,6 +12,7 @@
 
 #include "fsb_crc16.h"
 #include "fsb_limits_image.h"
+#include "fsb_sequencer.h"
 #include "fsb_test.h"
 
 static void feed_bytes(fsb_board_t *board, const uint8_t *bytes, size_t length)
@@ -636,6 +638,120 @@ static void test_protocol_worked_examples(void)
     printf("checked %d PROTOCOL.md vector lines\n", checked);
 }
 
+
+/* -- pulse sequencer (fsb_sequencer.h) -------------------------------------------------- */
+
+#define SEQ_START 1000u /* an arbitrary timer value at init */
+#define SEQ_SLOT FSB_SEQ_SLOT_TICKS
+#define SEQ_FRAME FSB_SEQ_FRAME_TICKS
+
+typedef struct {
+    uint16_t tick;
+    uint8_t channel;
+    fsb_edge_t edge;
+} seq_event_t;
+
+/* Step the sequencer until the next pin edge (skipping the slots of disabled channels). */
+static seq_event_t next_edge(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *widths)
+{
+    for (unsigned guard = 0; guard < 2u * FSB_CHANNELS + 2u; guard++) {
+        seq_event_t event = {seq->edge, seq->slot, FSB_EDGE_NONE};
+        event.edge = fsb_sequencer_step(seq, enabled, widths);
+        if (event.edge != FSB_EDGE_NONE) {
+            return event;
+        }
+    }
+    seq_event_t none = {0, 0, FSB_EDGE_NONE};
+    return none;
+}
+
+/* Tick at which channel ``ch``'s slot starts in frame ``frame`` (0 = the first). */
+static uint16_t slot_start(uint8_t ch, uint16_t frame)
+{
+    return (uint16_t)(SEQ_START + SEQ_SLOT + frame * SEQ_FRAME + ch * SEQ_SLOT);
+}
+
+/* Expect channel ``ch``'s pulse in ``frame``: a rise at its slot start and a fall ``width``
+ * ticks later, as the next two edges. */
+static void expect_pulse(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *widths,
+                         uint8_t ch, uint16_t frame, uint16_t width)
+{
+    seq_event_t rise = next_edge(seq, enabled, widths);
+    seq_event_t fall = next_edge(seq, enabled, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == ch);
+    CHECK(rise.tick == slot_start(ch, frame));
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.channel == ch);
+    CHECK(fall.tick == (uint16_t)(slot_start(ch, frame) + width));
+}
+
+static void test_sequencer_pulses_enabled_channels_at_their_slots_every_20ms(void)
+{
+    uint16_t widths[FSB_CHANNELS] = {1000, 2000, 3000, 4000, 5000, 5200};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    /* Channels 1 and 4 only; 20 frames, so the 16-bit tick wraps several times. */
+    for (uint16_t frame = 0; frame < 20; frame++) {
+        expect_pulse(&seq, 0x12, widths, 1, frame, 2000);
+        expect_pulse(&seq, 0x12, widths, 4, frame, 5000);
+    }
+}
+
+static void test_sequencer_width_written_before_a_slot_is_pulsed_in_that_slot(void)
+{
+    uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 2000, 2000, 2000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_pulse(&seq, 0x3F, widths, 0, 0, 2000);
+    expect_pulse(&seq, 0x3F, widths, 1, 0, 2000);
+    /* Mid-frame, after channel 1's pulse: every channel gets a new width. */
+    for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
+        widths[ch] = (uint16_t)(3000 + 100 * ch);
+    }
+    /* Channels 2..5 take it in this frame's slots, not one frame later ... */
+    for (uint8_t ch = 2; ch < FSB_CHANNELS; ch++) {
+        expect_pulse(&seq, 0x3F, widths, ch, 0, (uint16_t)(3000 + 100 * ch));
+    }
+    /* ... and 0 and 1, whose slots had passed, at their next ones. */
+    expect_pulse(&seq, 0x3F, widths, 0, 1, 3000);
+    expect_pulse(&seq, 0x3F, widths, 1, 1, 3100);
+}
+
+static void test_sequencer_width_written_during_a_pulse_keeps_that_pulse(void)
+{
+    uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 2000, 2000, 2000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    seq_event_t rise = next_edge(&seq, 0x01, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == 0);
+    widths[0] = 5000; /* while channel 0 is high */
+    seq_event_t fall = next_edge(&seq, 0x01, widths);
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.tick == (uint16_t)(rise.tick + 2000));
+    expect_pulse(&seq, 0x01, widths, 0, 1, 5000);
+    /* Shorter while high: the pulse still ends at its latched width, no runt, no stretch. */
+    seq_event_t rise2 = next_edge(&seq, 0x01, widths);
+    widths[0] = 1000;
+    seq_event_t fall2 = next_edge(&seq, 0x01, widths);
+    CHECK(fall2.tick == (uint16_t)(rise2.tick + 5000));
+}
+
+static void test_sequencer_enable_is_latched_at_the_slot_and_a_pulse_always_ends(void)
+{
+    uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 2000, 2000, 2000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_pulse(&seq, 0x01, widths, 0, 0, 2000);
+    /* Channel 3 enabled mid-frame, before its slot: it pulses in this frame. */
+    seq_event_t rise = next_edge(&seq, 0x09, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == 3 && rise.tick == slot_start(3, 0));
+    /* Detached while its pulse is high: the pulse still ends on time, then no more. */
+    seq_event_t fall = next_edge(&seq, 0x00, widths);
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.channel == 3);
+    CHECK(fall.tick == (uint16_t)(slot_start(3, 0) + 2000));
+    for (unsigned i = 0; i < 3u * FSB_CHANNELS; i++) {
+        CHECK(fsb_sequencer_step(&seq, 0x00, widths) == FSB_EDGE_NONE);
+    }
+}
+
 typedef struct {
     const char *name;
     void (*run)(void);
@@ -667,6 +783,10 @@ static const test_case_t TESTS[] = {
     TEST(test_limits_image_round_trips_and_rejects_damage),
     TEST(test_stored_limits_outside_the_rules_fall_back_to_defaults),
     TEST(test_protocol_worked_examples),
+    TEST(test_sequencer_pulses_enabled_channels_at_their_slots_every_20ms),
+    TEST(test_sequencer_width_written_before_a_slot_is_pulsed_in_that_slot),
+    TEST(test_sequencer_width_written_during_a_pulse_keeps_that_pulse),
+    TEST(test_sequencer_enable_is_latched_at_the_slot_and_a_pulse_always_ends),
 };
 
 #define TEST_COUNT (sizeof(TESTS) / sizeof(TESTS[0]))
