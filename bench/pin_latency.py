@@ -341,8 +341,14 @@ def main() -> None:
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
     parser.add_argument('--before', help='also measure the firmware of this git revision')
     parser.add_argument('--out', type=Path, default=OUT / 'pin_latency.json')
+    parser.add_argument('--results', type=Path,
+                        help='also put the figures into this results.json (key pin_latency)')
     args = parser.parse_args()
     results = run(quick=args.quick, before=args.before)
+    if args.results is not None:
+        merged = json.loads(args.results.read_text(encoding='utf-8'))
+        merged['pin_latency'] = results
+        args.results.write_text(json.dumps(merged, indent=2) + '\n', encoding='utf-8')
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
     print(f'wrote {args.out}')

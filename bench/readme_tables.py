@@ -61,6 +61,22 @@ def serial_table(results: dict) -> list[str]:
     return lines
 
 
+def pin_table(results: dict) -> list[str]:
+    """Return the servo-pin table: latency beside the physical floor, per firmware and link."""
+    lines = ['| firmware | link | target rate | pin p50 ms | pin p99 ms | floor p50 ms | '
+             'floor p99 ms | host share p50 ms | firmware excess p99 ms | missed slots |',
+             '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+    for key, f in results['pin_latency']['runs'].items():
+        firmware, link, _ = key.split('/')
+        lines.append(f'| {firmware} | {link} ({f["link_max_rate_hz"]:.0f} Hz cap) | '
+                     f'{f["rate_hz"]} Hz | {f["latency"]["p50_ms"]:.1f} | '
+                     f'{f["latency"]["p99_ms"]:.1f} | {f["floor"]["p50_ms"]:.1f} | '
+                     f'{f["floor"]["p99_ms"]:.1f} | {f["host_share"]["p50_ms"]:.1f} | '
+                     f'{f["firmware_excess"]["p99_ms"]:.2f} | {f["missed_slots"]} of '
+                     f'{f["latency"]["samples"]} |')
+    return lines
+
+
 def main() -> None:
     """Print every table."""
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else RESULTS
@@ -71,7 +87,8 @@ def main() -> None:
                          ('End to end, shipped nodes', e2e_table(results, shipped)),
                          ('End to end, what-ifs', e2e_table(results, what_if)),
                          ('Scaling at 95 % reach', scaling_table(results)),
-                         ('Serial', serial_table(results))):
+                         ('Serial', serial_table(results)),
+                         ('Servo pin (simavr)', pin_table(results))):
         print(f'\n{title}\n')
         print('\n'.join(lines))
 

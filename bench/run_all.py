@@ -5,8 +5,10 @@ FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4d
 study (ik_bench.py, its own process), serial bytes and rates per protocol (serial_bench.py's
 measurements), and end to end, target to serial frame, with the nodes as two processes and
 composed in one (e2e_latency.py), plus a what-if: the composed nodes with the board's line at
-1 Mbaud instead of 115200 baud. About 6 minutes on a 2-core machine; ``--quick`` runs every part
-with a tiny budget (seconds) to check that the suite works.
+1 Mbaud instead of 115200 baud, and to the servo pin: the Uno firmware in simavr driven through
+ServoLink, target to the first pulse of the new width (pin_latency.py). About 8 minutes on a
+2-core machine; ``--quick`` runs every part with a tiny budget (seconds) to check that the
+suite works.
 
     .venv/bin/python bench/run_all.py [--quick] [--out bench/results.json]
 """
@@ -30,6 +32,7 @@ isolate_ros()
 
 import e2e_latency  # noqa: E402
 from node_processes import Layout  # noqa: E402
+import pin_latency  # noqa: E402
 import plots  # noqa: E402
 import serial_figures  # noqa: E402
 import solver_configs  # noqa: E402
@@ -140,6 +143,7 @@ def main() -> None:
     serial = serial_figures.run(quick=args.quick)
     serial_figures.print_table(serial)
     e2e = end_to_end(args.quick)
+    pin = pin_latency.run(quick=args.quick)
     results = {
         'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
         'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
@@ -153,6 +157,7 @@ def main() -> None:
                                'loadavg_1min': e2e[run.key]['loadavg_1min'],
                                'instrument_realtime': e2e[run.key]['instrument_realtime']}
                      for run in runs(args.quick)}},
+        'pin_latency': pin,
     }
     results['machine']['loadavg_after'] = os.getloadavg()
     written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
