@@ -11,6 +11,17 @@
 
 static fsb_board_t board;
 
+/* The board's reply callback. A reply leaves once its command has been applied, so the pulse
+ * timer takes the new widths and enable bits here, before the reply is queued: a channel's
+ * next slot uses them as soon as the command's last byte is processed, not after the rest of
+ * the main-loop pass (which can miss a slot starting a few hundred microseconds later). */
+static void apply_and_reply(void *context, const uint8_t *bytes, uint8_t length)
+{
+    const fsb_board_t *applied = (const fsb_board_t *)context;
+    fsb_pulse_timer_set(applied->enabled_mask, applied->current_us);
+    fsb_uart_write(0, bytes, length);
+}
+
 void fsb_firmware_setup(void)
 {
     fsb_limits_t stored[FSB_CHANNELS];
@@ -20,7 +31,7 @@ void fsb_firmware_setup(void)
     wdt_disable();
     fsb_uart_init();
     fsb_pulse_timer_init();
-    fsb_board_init(&board, fsb_eeprom_load(stored) ? stored : 0, fsb_uart_write, 0);
+    fsb_board_init(&board, fsb_eeprom_load(stored) ? stored : 0, apply_and_reply, &board);
     set_sleep_mode(SLEEP_MODE_IDLE);
     /* A stuck main loop would leave the interrupt pulsing stale widths with no host watchdog
      * to stop it; the hardware watchdog resets the board instead (all detached, READY). Two

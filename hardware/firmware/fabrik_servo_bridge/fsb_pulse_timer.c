@@ -12,8 +12,7 @@
 #define PIN_MASK ((uint8_t)(((1u << FSB_CHANNELS) - 1u) << FIRST_PIN))
 /* The compare interrupt fires this early; the handler decides the edge, then waits for the
  * exact tick. Any other interrupt (UART, under 5 us) delaying it therefore cannot move an
- * edge. A width is latched when its slot's interrupt runs, at most this long before the
- * slot starts (fsb_sequencer.h). */
+ * edge. A width is latched just after its pulse's rising edge (fsb_sequencer.h). */
 #define LEAD_TICKS (20u * TICKS_PER_US)
 /* Compare B wakes the main loop every millisecond, so moves and the watchdog advance in
  * 1 ms steps and a pulse takes a width computed at most 1 ms before it starts. */
@@ -77,12 +76,15 @@ ISR(TIMER1_COMPA_vect)
 {
     uint16_t at = sequencer.edge;
     uint8_t bit = (uint8_t)(1u << (sequencer.slot + FIRST_PIN));
-    fsb_edge_t edge = fsb_sequencer_step(&sequencer, enabled, width_ticks);
+    fsb_edge_t edge = fsb_sequencer_next(&sequencer, enabled);
     if (edge != FSB_EDGE_NONE) {
         uint8_t port = edge == FSB_EDGE_RISE ? (uint8_t)(PORTD | bit) : (uint8_t)(PORTD & ~bit);
         while ((int16_t)(TCNT1 - at) < 0) {
         }
         PORTD = port;
+        if (edge == FSB_EDGE_RISE) {
+            fsb_sequencer_latch(&sequencer, width_ticks);
+        }
     }
     OCR1A = (uint16_t)(sequencer.edge - LEAD_TICKS);
 }

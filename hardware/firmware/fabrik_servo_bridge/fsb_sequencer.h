@@ -6,8 +6,8 @@
  * that channel has *at that moment*: the width is latched per channel at its own slot start.
  * A width written any time before a channel's slot starts is therefore the one it pulses in
  * that very slot (not one frame later), and a width written while the pulse is high cannot
- * cut it short or stretch it. fsb_pulse_timer.c calls fsb_sequencer_step() from the timer
- * interrupt; the host unit tests call it directly. Times are Timer1 ticks (0.5 us), modulo
+ * cut it short or stretch it. fsb_pulse_timer.c calls fsb_sequencer_next() and
+ * fsb_sequencer_latch() from the timer interrupt; the host unit tests call them directly. Times are Timer1 ticks (0.5 us), modulo
  * 2^16.
  */
 #ifndef FSB_SEQUENCER_H
@@ -45,16 +45,13 @@ static inline void fsb_sequencer_init(fsb_sequencer_t *seq, uint16_t now)
 
 /*
  * Decide the edge due at seq->edge, on channel seq->slot (read both before the call), and
- * move on to the next one. ``enabled`` (bit = channel) and ``width_ticks`` (each within the
- * slot) are read only at a slot start, which is the latch: a pulse keeps the width it
- * started with.
+ * move on. ``enabled`` (bit = channel) is read at a slot start only. After a rise, seq->edge
+ * is still the rise's tick until fsb_sequencer_latch() adds the width.
  */
-static inline fsb_edge_t fsb_sequencer_step(fsb_sequencer_t *seq, uint8_t enabled,
-                                            const volatile uint16_t *width_ticks)
+static inline fsb_edge_t fsb_sequencer_next(fsb_sequencer_t *seq, uint8_t enabled)
 {
     if (!seq->pin_high && (enabled & (1u << seq->slot))) {
         seq->pin_high = 1;
-        seq->edge = (uint16_t)(seq->edge + width_ticks[seq->slot]);
         return FSB_EDGE_RISE;
     }
     fsb_edge_t edge = seq->pin_high ? FSB_EDGE_FALL : FSB_EDGE_NONE;
@@ -64,6 +61,25 @@ static inline fsb_edge_t fsb_sequencer_step(fsb_sequencer_t *seq, uint8_t enable
         seq->frame_start = (uint16_t)(seq->frame_start + FSB_SEQ_FRAME_TICKS);
     }
     seq->edge = (uint16_t)(seq->frame_start + seq->slot * FSB_SEQ_SLOT_TICKS);
+    return edge;
+}
+
+/* After a rise: the pulse ends ``width_ticks[slot]`` (within the slot) after it began. This
+ * is the latch: the interrupt handler calls it just after driving the pin high, so the pulse
+ * takes the width its channel has at the very start of its slot, and keeps it. */
+static inline void fsb_sequencer_latch(fsb_sequencer_t *seq, const volatile uint16_t *width_ticks)
+{
+    seq->edge = (uint16_t)(seq->edge + width_ticks[seq->slot]);
+}
+
+/* fsb_sequencer_next() and, after a rise, fsb_sequencer_latch(): one edge in one call. */
+static inline fsb_edge_t fsb_sequencer_step(fsb_sequencer_t *seq, uint8_t enabled,
+                                            const volatile uint16_t *width_ticks)
+{
+    fsb_edge_t edge = fsb_sequencer_next(seq, enabled);
+    if (edge == FSB_EDGE_RISE) {
+        fsb_sequencer_latch(seq, width_ticks);
+    }
     return edge;
 }
 

@@ -727,6 +727,19 @@ static void test_sequencer_width_written_during_a_pulse_keeps_that_pulse(void)
     seq_event_t fall = next_edge(&seq, 0x01, widths);
     CHECK(fall.edge == FSB_EDGE_FALL && fall.tick == (uint16_t)(rise.tick + 2000));
     expect_pulse(&seq, 0x01, widths, 0, 1, 5000);
+    /* A width written between the decision to rise and the latch (the interrupt handler
+     * drives the pin in between) is the one the pulse takes. */
+    fsb_edge_t edge = FSB_EDGE_NONE;
+    for (unsigned i = 0; i < FSB_CHANNELS && edge == FSB_EDGE_NONE; i++) {
+        edge = fsb_sequencer_next(&seq, 0x01); /* past the slots of disabled channels */
+    }
+    CHECK(edge == FSB_EDGE_RISE && seq.slot == 0 && seq.edge == slot_start(0, 2));
+    widths[0] = 4000;
+    fsb_sequencer_latch(&seq, widths);
+    CHECK(seq.edge == (uint16_t)(slot_start(0, 2) + 4000));
+    seq_event_t fall1 = next_edge(&seq, 0x01, widths);
+    CHECK(fall1.edge == FSB_EDGE_FALL && fall1.tick == (uint16_t)(slot_start(0, 2) + 4000));
+    widths[0] = 5000;
     /* Shorter while high: the pulse still ends at its latched width, no runt, no stretch. */
     seq_event_t rise2 = next_edge(&seq, 0x01, widths);
     widths[0] = 1000;
