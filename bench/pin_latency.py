@@ -84,6 +84,8 @@ BAUD = 115200
 BITS_PER_BYTE = 10
 RATES_HZ = (50, 200)
 WIDTH_MATCH_US = 1.0
+# The firmware's UART runs at 16 MHz / (8 * 17) = 117647 baud (2.1 % fast), 10 bits a byte.
+BYTE_S_AT_BOARD = 10 * 8 * 17 / 16e6
 WAIT_S = 10.0
 # The firmware applies a received frame well within this; later pulses are a newer target's.
 SUPERSEDE_MARGIN_S = 0.002
@@ -116,6 +118,7 @@ class SentFrame:
     last: LineByte
     size: int
     pulses_us: tuple[int, ...]
+    end_s: float    # simulated time its last byte was in the UART [s]
 
 
 def target_widths(index: int) -> tuple[int, ...]:
@@ -130,6 +133,7 @@ def target_widths(index: int) -> tuple[int, ...]:
 def set_pulses_frames(received: list[LineByte]) -> list[SentFrame]:
     """Split the bytes the board received into frames; return the SET_PULSES ones."""
     frames = []
+    ends_s = line_ends_s(received)
     values = bytes(b.value for b in received)
     start = values.find(SYNC)
     while start >= 0 and start + HEADER_SIZE <= len(values):
@@ -140,9 +144,23 @@ def set_pulses_frames(received: list[LineByte]) -> list[SentFrame]:
             payload = values[start + HEADER_SIZE:start + size - CRC_SIZE]
             pulses = tuple(int.from_bytes(payload[i:i + 2], 'little')
                            for i in range(2, len(payload), 2))
-            frames.append(SentFrame(received[start], received[start + size - 1], size, pulses))
+            frames.append(SentFrame(received[start], received[start + size - 1], size, pulses,
+                                    ends_s[start + size - 1]))
         start = values.find(SYNC, start + size)
     return frames
+
+
+def line_ends_s(received: list[LineByte]) -> list[float]:
+    """Return when each of ``received`` was through the board's UART [s, simulated].
+
+    The log has when each byte entered the simulated UART's queue (several at once when the
+    host wrote them together); each then takes one byte time on the line after the one before.
+    """
+    ends, end_s = [], 0.0
+    for byte in received:
+        end_s = max(end_s, byte.time_s) + BYTE_S_AT_BOARD
+        ends.append(end_s)
+    return ends
 
 
 def clock_figures(pairs: list[tuple[float, float]]) -> dict:
@@ -204,7 +222,7 @@ def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) 
             host_share.append(host_s)
             floor.append(slot - target_sim_s)
             # The firmware's own share: from the slot after the frame's actual arrival.
-            actual_slot = grid[np.searchsorted(grid, frame.first.time_s + line_s)]
+            actual_slot = grid[np.searchsorted(grid, frame.end_s)]
             excess.append(rise - actual_slot)
             reached.append(sample)
         if len(reached) == CHANNELS:
