@@ -21,7 +21,11 @@ picking the byte up: it runs ahead in bursts and sleeps to stay on the wall cloc
 adds up to about 1 ms here that a real USB-serial adapter replaces with its own latency).
 The second part is what the serial line and the firmware take; in simulated time it is what
 a real Uno would take whatever the host's speed. The simulator's speed against the host clock
-(slope of the heartbeat pairs) and the scatter of that mapping are reported with the run.
+(slope of the heartbeat pairs) and the scatter of that mapping are reported with the run: a
+simulator that falls behind the wall clock holds bytes in the pty, which the host share
+would wrongly absorb, so the simulator (which stands for hardware that no host load slows)
+and the target publisher run SCHED_FIFO where the OS allows it (priority.py); the link's
+thread, under test, keeps normal priority.
 
 **Floor.** For the same target at the same phase of the board's frame: the frame's time on
 the line (10 bits a byte at 115200 baud) plus the wait from the frame's end to the start of
@@ -58,18 +62,10 @@ from typing import Optional
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from priority import boost_current_thread, boost_process, restore_current_thread  # noqa: E402
 from ros_env import ROOT  # noqa: E402
 
-from fabrik_ros.servo_io.link import ServoLink  # noqa: E402
-from fabrik_ros.servo_io.link_options import LinkOptions  # noqa: E402
-from fabrik_ros.servo_io.protocol import (  # noqa: E402
-    Command,
-    CRC_SIZE,
-    HEADER_SIZE,
-    SYNC,
-    WatchdogAction,
-)
-from fabrik_ros.servo_io.simavr_board import (  # noqa: E402
+from fabrik_ros.boardsim.simavr_board import (  # noqa: E402
     build_hardware,
     CHANNELS,
     FIRMWARE_ELF,
@@ -77,6 +73,15 @@ from fabrik_ros.servo_io.simavr_board import (  # noqa: E402
     LineByte,
     Pulse,
     SimavrBoard,
+)
+from fabrik_ros.servo_io.link import ServoLink  # noqa: E402
+from fabrik_ros.servo_io.link_options import LinkOptions  # noqa: E402
+from fabrik_ros.servo_io.protocols.native import (  # noqa: E402
+    Command,
+    CRC_SIZE,
+    HEADER_SIZE,
+    SYNC,
+    WatchdogAction,
 )
 
 OUT = Path(__file__).parent / 'out'
@@ -276,13 +281,21 @@ def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> 
     """Run one firmware, link setting and rate; return the figures."""
     with SimavrBoard(elf=elf) as board, ServoLink(board.port, channels=CHANNELS,
                                                   options=options) as link:
+        assert board.pid is not None
+        realtime = boost_process(board.pid)
         link.wait_ready(WAIT_S)
         link.set_watchdog(*DRIVER_WATCHDOG)
         link.set_pulses(target_widths(-1))
         link.enable([True] * CHANNELS)
         link.sync(WAIT_S)
-        stream(link, rate_hz, budget.warmup_s, 500)
-        sent_at = stream(link, rate_hz, budget.seconds, 0)
+        # The publisher is the instrument, like the simulated board: real time where allowed.
+        # The link's thread, under test, was started before and keeps normal priority.
+        boost_current_thread()
+        try:
+            stream(link, rate_hz, budget.warmup_s, 500)
+            sent_at = stream(link, rate_hz, budget.seconds, 0)
+        finally:
+            restore_current_thread()
         link.sync(WAIT_S)
         end_s = board.now_s
         board.wait_sim_time(end_s + 2 * FRAME_PERIOD_S + 0.005, WAIT_S)
@@ -298,7 +311,7 @@ def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> 
         'whole_pose': percentiles_ms(found['whole_pose']),
         'firmware_excess': percentiles_ms(found['firmware_excess']),
         'missed_slots': sum(1 for e in found['firmware_excess'] if e > MISSED_SLOT_S),
-        'simulation': clock_figures(clock),
+        'simulation': clock_figures(clock), 'instrument_realtime': realtime,
     }
 
 

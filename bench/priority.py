@@ -22,6 +22,17 @@ def boost_current_thread() -> bool:
     return True
 
 
+def boost_process(pid: int) -> bool:
+    """Switch every thread of process ``pid`` to SCHED_FIFO; return False if the OS refuses."""
+    try:
+        for task in os.listdir(f'/proc/{pid}/task'):
+            os.sched_setscheduler(int(task), os.SCHED_FIFO | os.SCHED_RESET_ON_FORK,
+                                  os.sched_param(PRIORITY))
+    except (PermissionError, OSError, AttributeError):
+        return False
+    return True
+
+
 def restore_current_thread() -> None:
     """Return the calling thread to normal scheduling."""
     try:

@@ -189,6 +189,11 @@ class SimavrBoard:
     # -- measurements (snapshots) ----------------------------------------------------------------
 
     @property
+    def pid(self) -> Optional[int]:
+        """Return the simulator's process id while it runs (to give it a scheduling class)."""
+        return None if self._process is None else self._process.pid
+
+    @property
     def now_s(self) -> float:
         """Return the latest simulated time the log has reached [s]."""
         return self._log.now_s
