@@ -53,17 +53,27 @@ Prints a table and writes bench/out/pin_latency.json.
 import argparse
 from dataclasses import dataclass
 import json
+import os
 from pathlib import Path
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Optional
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ros_env import isolate_ros, ROOT  # noqa: E402
+
+isolate_ros()
+
+from geometry_msgs.msg import PointStamped  # noqa: E402
+from node_processes import Layout, NodeProcess, start_nodes  # noqa: E402
 from priority import boost_current_thread, boost_process, restore_current_thread  # noqa: E402
-from ros_env import ROOT  # noqa: E402
+import rclpy  # noqa: E402
+from target_matching import YawSweep  # noqa: E402
+import yaml  # noqa: E402
 
 from fabrik_ros.boardsim.simavr_board import (  # noqa: E402
     build_hardware,
@@ -74,6 +84,7 @@ from fabrik_ros.boardsim.simavr_board import (  # noqa: E402
     Pulse,
     SimavrBoard,
 )
+from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.servo_io.link import ServoLink  # noqa: E402
 from fabrik_ros.servo_io.link_options import LinkOptions  # noqa: E402
 from fabrik_ros.servo_io.protocols.native import (  # noqa: E402
@@ -102,6 +113,13 @@ LINK_SETTINGS = {
     'uncapped': LinkOptions(max_rate_hz=1000.0, poll_hz=10.0),
 }
 DRIVER_WATCHDOG = (1.0, WatchdogAction.HOLD)
+# The nodes as arm.launch.py starts them: its arm file, no parameter but the board's port.
+CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
+LOG_DIR = ROOT / 'build' / 'bench'
+NODES_START_S = 30.0
+# 2 us of yaw per target keeps the sweep under the shipped 1.5 rad/s speed limit at 200 Hz,
+# so each target's yaw code reaches the board unshaped.
+SWEEP_STEP_US = 2
 
 
 @dataclass(frozen=True)
@@ -189,8 +207,8 @@ def pulses_by_channel(pulses: list[Pulse]) -> list[list[Pulse]]:
     return by_channel
 
 
-def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) -> dict:
-    """Match targets to frames and pins; return the latency, host-share and floor samples [s]."""
+def match_by_widths(sent_at: list[float], frames: list[SentFrame]) -> list[tuple[int, SentFrame]]:
+    """Return (target index, frame) for each frame that carries a target of :func:`stream`."""
     targets_of: dict[tuple[int, ...], list[int]] = {}
     for k in range(len(sent_at)):
         targets_of.setdefault(target_widths(k), []).append(k)
@@ -201,6 +219,12 @@ def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) 
         ks = [k for k in targets_of.get(frame.pulses_us, ()) if sent_at[k] <= frame.first.host_s]
         if ks:
             carrying.append((max(ks), frame))
+    return carrying
+
+
+def analyse(sent_at: list[float], carrying: list[tuple[int, SentFrame]], pulses: list[Pulse],
+            channels: tuple[int, ...] = tuple(range(CHANNELS))) -> dict:
+    """Follow each carried target to ``channels``' pins; return the samples [s] and counts."""
     by_channel = pulses_by_channel(pulses)
     rises = [np.array([p.rise_s for p in channel]) for channel in by_channel]
     latency, host_share, floor, whole_pose, excess = [], [], [], [], []
@@ -214,7 +238,7 @@ def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) 
         until_s = (carrying[n + 1][1].last.time_s + SUPERSEDE_MARGIN_S if n + 1 < len(carrying)
                    else float('inf'))
         reached = []
-        for channel in range(CHANNELS):
+        for channel in channels:
             rise = first_pulse_of(by_channel[channel], rises[channel], frame.last.time_s,
                                   until_s, frame.pulses_us[channel])
             if rise is None:
@@ -234,8 +258,7 @@ def analyse(sent_at: list[float], frames: list[SentFrame], pulses: list[Pulse]) 
             whole_pose.append(max(reached))
     return {'latency': latency, 'host_share': host_share, 'floor': floor,
             'whole_pose': whole_pose, 'firmware_excess': excess, 'targets': len(sent_at),
-            'carried': len(carrying),
-            'superseded_on_pin': superseded}
+            'carried': len(carrying), 'superseded_on_pin': superseded}
 
 
 def first_pulse_of(pulses: list[Pulse], rises: np.ndarray, after_s: float, until_s: float,
@@ -300,9 +323,15 @@ def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> 
         end_s = board.now_s
         board.wait_sim_time(end_s + 2 * FRAME_PERIOD_S + 0.005, WAIT_S)
         received, pulses, clock = board.received, board.pulses(), board.clock()
-    found = analyse(sent_at, set_pulses_frames(received), pulses)
+    found = analyse(sent_at, match_by_widths(sent_at, set_pulses_frames(received)), pulses)
+    return figures(found, rate_hz, options.max_rate_hz, clock, realtime)
+
+
+def figures(found: dict, rate_hz: float, link_max_rate_hz: float,
+            clock: list[tuple[float, float]], realtime: bool) -> dict:
+    """Return one run's figures from :func:`analyse`'s samples."""
     return {
-        'rate_hz': rate_hz, 'link_max_rate_hz': options.max_rate_hz,
+        'rate_hz': rate_hz, 'link_max_rate_hz': link_max_rate_hz,
         'targets': found['targets'], 'frames_carrying_a_target': found['carried'],
         'superseded_on_pin': found['superseded_on_pin'],
         'latency': percentiles_ms(found['latency']),
@@ -313,6 +342,117 @@ def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> 
         'missed_slots': sum(1 for e in found['firmware_excess'] if e > MISSED_SLOT_S),
         'simulation': clock_figures(clock), 'instrument_realtime': realtime,
     }
+
+
+class TargetPublisher:
+    """Publish the yaw sweep's targets on target_point, as a user's node would."""
+
+    def __init__(self, sweep: YawSweep, frame_id: str) -> None:
+        self.sweep = sweep
+        self.points = sweep.points()
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('pin_latency_bench', context=self.context)
+        self.publisher = self.node.create_publisher(PointStamped, 'target_point', 10)
+        self.message = PointStamped()
+        self.message.header.frame_id = frame_id
+
+    def publish(self, index: int) -> float:
+        """Publish target ``index``; return the time just before publishing."""
+        x, y, z = self.points[index % self.sweep.period]
+        self.message.point.x, self.message.point.y, self.message.point.z = x, y, z
+        stamp = time.monotonic()
+        self.publisher.publish(self.message)
+        return stamp
+
+    def stream(self, rate_hz: float, seconds: float, first_index: int) -> list[float]:
+        """Publish targets ``first_index``... at ``rate_hz``; return their publish times."""
+        period = 1.0 / rate_hz
+        stamps = []
+        start = time.monotonic()
+        for n in range(round(seconds * rate_hz)):
+            pause = start + n * period - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            stamps.append(self.publish(first_index + n))
+        return stamps
+
+    def close(self) -> None:
+        """Destroy the node and its context."""
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+def match_by_yaw(stamps: list[float], first_index: int, frames: list[SentFrame],
+                 sweep: YawSweep) -> list[tuple[int, SentFrame]]:
+    """Return (offset into ``stamps``, frame) for each frame carrying a new sweep target.
+
+    As target_matching.match_frames: the newest target published before the frame's first
+    byte reached the board, with the frame's yaw pulse, newer than the previous match.
+    """
+    by_pulse: dict[int, list[int]] = {}
+    for offset in range(len(stamps)):
+        by_pulse.setdefault(sweep.pulse(first_index + offset), []).append(offset)
+    carrying: list[tuple[int, SentFrame]] = []
+    for frame in frames:
+        offsets = [o for o in by_pulse.get(frame.pulses_us[sweep.channel], ())
+                   if stamps[o] <= frame.first.host_s]
+        if offsets and (not carrying or max(offsets) > carrying[-1][0]):
+            carrying.append((max(offsets), frame))
+    return carrying
+
+
+def wait_for(condition, timeout_s: float, what: str, processes: list[NodeProcess]) -> None:
+    """Poll ``condition`` until true; fail naming ``what`` if a node died or time ran out."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        dead = [p.name for p in processes if not p.alive()]
+        if dead or time.monotonic() > deadline:
+            logs = ', '.join(str(p.log) for p in processes)
+            raise RuntimeError(f'timed out waiting for {what} (exited: {dead}); see {logs}')
+        time.sleep(0.02)
+
+
+def measure_nodes(elf: Path, rate_hz: float, budget: Budget) -> dict:
+    """Run fabrik_ik + servo_driver at their shipped defaults on the simulated Uno."""
+    arm = load_arm(CONFIG)
+    sweep = YawSweep(arm, step_us=SWEEP_STEP_US)
+    sweep.check()
+    channel = sweep.channel
+    with SimavrBoard(elf=elf) as board, tempfile.TemporaryDirectory() as tmp:
+        assert board.pid is not None
+        realtime = boost_process(board.pid)
+        params = Path(tmp) / 'pin_latency_params.yaml'
+        params.write_text(yaml.safe_dump({
+            'fabrik_ik': {'ros__parameters': {'interactive_target': False}},
+            'servo_driver': {'ros__parameters': {'port': board.port}}}), encoding='utf-8')
+        processes = start_nodes(Layout.TWO_PROCESS, CONFIG, params, LOG_DIR)
+        publisher = TargetPublisher(sweep, arm.base_frame)
+        try:
+            def yaw_at(index: int) -> bool:
+                publisher.publish(index)
+                pulses = board.pulses(channel, board.now_s - 2 * FRAME_PERIOD_S)
+                return bool(pulses) and round(pulses[-1].width_us) == sweep.pulse(index)
+
+            wait_for(lambda: yaw_at(0), NODES_START_S, 'the first target on the yaw pin',
+                     processes)
+            boost_current_thread()
+            try:
+                publisher.stream(rate_hz, budget.warmup_s, 0)
+                first = round(budget.warmup_s * rate_hz)
+                stamps = publisher.stream(rate_hz, budget.seconds, first)
+            finally:
+                restore_current_thread()
+            board.wait_sim_time(board.now_s + 0.2, WAIT_S)
+        finally:
+            publisher.close()
+            for process in processes:
+                process.stop()
+        received, pulses, clock = board.received, board.pulses(), board.clock()
+    carrying = match_by_yaw(stamps, first, set_pulses_frames(received), sweep)
+    found = analyse(stamps, carrying, pulses, channels=(channel,))
+    return {**figures(found, rate_hz, 50.0, clock, realtime),
+            'channel': channel, 'sweep_step_us': SWEEP_STEP_US}
 
 
 def build_revision(revision: str) -> Path:
@@ -332,20 +472,27 @@ def build_revision(revision: str) -> Path:
 
 
 def run(quick: bool = False, before: Optional[str] = None,
-        rates_hz: tuple[int, ...] = RATES_HZ) -> dict:
+        rates_hz: tuple[int, ...] = RATES_HZ, nodes: bool = True) -> dict:
     """Measure every firmware x link setting x rate; return the results by key."""
     build_hardware('firmware', 'sim')
     budget = QUICK if quick else Budget()
     firmwares = {'current': FIRMWARE_ELF}
     if before is not None:
         firmwares[f'before_{before}'] = build_revision(before)
-    results: dict = {'budget_s': budget.seconds, 'baud': BAUD, 'runs': {}}
+    results: dict = {'budget_s': budget.seconds, 'baud': BAUD, 'runs': {},
+                     'loadavg_before': os.getloadavg()}
     for firmware, elf in firmwares.items():
         for setting, options in LINK_SETTINGS.items():
             for rate in rates_hz:
                 key = f'{firmware}/{setting}/{rate}hz'
                 results['runs'][key] = measure(elf, options, rate, budget)
                 print_row(key, results['runs'][key], flush=True)
+    if nodes:
+        for rate in rates_hz:
+            key = f'current/nodes_shipped_defaults/{rate}hz'
+            results['runs'][key] = measure_nodes(FIRMWARE_ELF, rate, budget)
+            print_row(key, results['runs'][key], flush=True)
+    results['loadavg_after'] = os.getloadavg()
     return results
 
 
@@ -371,11 +518,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
     parser.add_argument('--before', help='also measure the firmware of this git revision')
+    parser.add_argument('--no-nodes', action='store_true',
+                        help='skip the runs through fabrik_ik and servo_driver')
     parser.add_argument('--out', type=Path, default=OUT / 'pin_latency.json')
     parser.add_argument('--results', type=Path,
                         help='also put the figures into this results.json (key pin_latency)')
     args = parser.parse_args()
-    results = run(quick=args.quick, before=args.before)
+    results = run(quick=args.quick, before=args.before, nodes=not args.no_nodes)
     if args.results is not None:
         merged = json.loads(args.results.read_text(encoding='utf-8'))
         merged['pin_latency'] = results
