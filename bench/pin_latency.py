@@ -6,6 +6,10 @@ native protocol, 115200 baud, with the driver's shipped link settings (pulse com
 at control_rate_hz = 50 Hz, positions polled at 10 Hz, board watchdog 1 s, hold) and, as a
 second setting, with the cap lifted to 1 kHz (what the serial line alone allows). Targets are
 new widths on all six channels, each distinct from the one before, sent at 50 and 200 Hz.
+Then the whole path as a user runs it: fabrik_ik and servo_driver as two processes with
+arm.launch.py's parameters (config/arm_4dof.yaml, nothing overridden but the port), targets
+published on target_point along target_matching.py's yaw sweep (2 us of yaw per target, under
+the shipped 1.5 rad/s speed limit), each followed to the yaw servo's pin.
 
 **Clocks.** A target's time ``t`` is the host's ``time.monotonic()`` just before
 ``set_pulses``. Pin edges are logged by the simulator in CPU cycles, i.e. simulated time.
@@ -45,7 +49,8 @@ A target whose widths never reach a pin (a newer target's frame was sent first, 
 the board before that channel's slot) is counted as superseded on that pin, not timed.
 Samples are per (target, channel); ``whole pose`` is the last of the six channels.
 
-    .venv/bin/python bench/pin_latency.py [--quick] [--before REV]
+    .venv/bin/python bench/pin_latency.py [--quick] [--before REV] [--no-nodes]
+                                          [--results bench/results.json]
 
 Prints a table and writes bench/out/pin_latency.json.
 """
