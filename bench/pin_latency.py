@@ -41,7 +41,11 @@ the rise of the new width minus the first slot of that channel after the frame's
 late, counted as a missed slot). The simulated line runs at the UART's real rate
 (hardware/sim/fabrik_servo_sim.c corrects simavr 1.6's byte time).
 
-**Firmware.** ``--elf`` adds a firmware to compare; ``--before REV`` builds the firmware of a
+Latency minus floor, per sample (``over_floor``), is what the host and the firmware add at
+the same phase; it compares runs whose phases differ (at 50 Hz the targets and the board's
+50 Hz frame hardly drift against each other, so one run's floor sits wherever it started).
+
+**Firmware.** ``--before REV`` builds the firmware of a
 git revision into bench/out/firmware_<rev>/ (``git archive``), so the figures of an older
 firmware are measured in the same run.
 
@@ -232,7 +236,7 @@ def analyse(sent_at: list[float], carrying: list[tuple[int, SentFrame]], pulses:
     """Follow each carried target to ``channels``' pins; return the samples [s] and counts."""
     by_channel = pulses_by_channel(pulses)
     rises = [np.array([p.rise_s for p in channel]) for channel in by_channel]
-    latency, host_share, floor, whole_pose, excess = [], [], [], [], []
+    latency, host_share, floor, whole_pose, excess, over = [], [], [], [], [], []
     superseded = 0
     for n, (k, frame) in enumerate(carrying):
         host_s = frame.first.host_s - sent_at[k]
@@ -255,6 +259,7 @@ def analyse(sent_at: list[float], carrying: list[tuple[int, SentFrame]], pulses:
             latency.append(sample)
             host_share.append(host_s)
             floor.append(slot - target_sim_s)
+            over.append(sample - (slot - target_sim_s))
             # The firmware's own share: from the slot after the frame's actual arrival.
             actual_slot = grid[np.searchsorted(grid, frame.end_s)]
             excess.append(rise - actual_slot)
@@ -262,7 +267,8 @@ def analyse(sent_at: list[float], carrying: list[tuple[int, SentFrame]], pulses:
         if len(reached) == CHANNELS:
             whole_pose.append(max(reached))
     return {'latency': latency, 'host_share': host_share, 'floor': floor,
-            'whole_pose': whole_pose, 'firmware_excess': excess, 'targets': len(sent_at),
+            'whole_pose': whole_pose, 'firmware_excess': excess, 'over_floor': over,
+            'targets': len(sent_at),
             'carried': len(carrying), 'superseded_on_pin': superseded}
 
 
@@ -341,6 +347,7 @@ def figures(found: dict, rate_hz: float, link_max_rate_hz: float,
         'superseded_on_pin': found['superseded_on_pin'],
         'latency': percentiles_ms(found['latency']),
         'floor': percentiles_ms(found['floor']),
+        'over_floor': percentiles_ms(found['over_floor']),
         'host_share': percentiles_ms(found['host_share']),
         'whole_pose': percentiles_ms(found['whole_pose']),
         'firmware_excess': percentiles_ms(found['firmware_excess']),
@@ -509,8 +516,10 @@ def print_row(key: str, run_result: dict, flush: bool = False) -> None:
     """Print one run: latency and floor p50 / p99, host share, whole pose, counts."""
     lat, flo, host = run_result['latency'], run_result['floor'], run_result['host_share']
     pose, sim = run_result['whole_pose'], run_result['simulation']
+    over = run_result['over_floor']
     print(f'{key:34s} pin p50 {_ms(lat["p50_ms"])} p99 {_ms(lat["p99_ms"])} | floor p50 '
-          f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | host p50 {_ms(host["p50_ms"])} | '
+          f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | over p50 {_ms(over["p50_ms"])} '
+          f'p99 {_ms(over["p99_ms"])} | host p50 {_ms(host["p50_ms"])} | '
           f'pose p99 {_ms(pose["p99_ms"])} | fw excess p99 '
           f'{_ms(run_result["firmware_excess"]["p99_ms"])} missed {run_result["missed_slots"]} '
           f'| n={lat["samples"]} superseded='

@@ -62,18 +62,19 @@ def serial_table(results: dict) -> list[str]:
 
 
 def pin_table(results: dict) -> list[str]:
-    """Return the servo-pin table: latency beside the physical floor, per firmware and link."""
-    lines = ['| firmware | link | target rate | pin p50 ms | pin p99 ms | floor p50 ms | '
-             'floor p99 ms | host share p50 ms | firmware excess p99 ms | missed slots |',
-             '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|']
+    """Return the servo-pin table: latency beside the physical floor, per firmware and path."""
+    lines = ['| firmware | path | targets | pin p50 / p99 ms | floor p50 / p99 ms | '
+             'over floor p50 / p99 ms | host share p50 ms | missed slots |',
+             '|---|---|---:|---:|---:|---:|---:|---:|']
     for key, f in results['pin_latency']['runs'].items():
-        firmware, link, _ = key.split('/')
-        lines.append(f'| {firmware} | {link} ({f["link_max_rate_hz"]:.0f} Hz cap) | '
-                     f'{f["rate_hz"]} Hz | {f["latency"]["p50_ms"]:.1f} | '
-                     f'{f["latency"]["p99_ms"]:.1f} | {f["floor"]["p50_ms"]:.1f} | '
-                     f'{f["floor"]["p99_ms"]:.1f} | {f["host_share"]["p50_ms"]:.1f} | '
-                     f'{f["firmware_excess"]["p99_ms"]:.2f} | {f["missed_slots"]} of '
-                     f'{f["latency"]["samples"]} |')
+        firmware, path, _ = key.split('/')
+        lat, flo, over = f['latency'], f['floor'], f['over_floor']
+        lines.append(f'| {firmware} | {path} ({f["link_max_rate_hz"]:.0f} Hz link cap) | '
+                     f'{f["rate_hz"]} Hz | {lat["p50_ms"]:.1f} / {lat["p99_ms"]:.1f} | '
+                     f'{flo["p50_ms"]:.1f} / {flo["p99_ms"]:.1f} | '
+                     f'{over["p50_ms"]:.1f} / {over["p99_ms"]:.1f} | '
+                     f'{f["host_share"]["p50_ms"]:.1f} | '
+                     f'{f["missed_slots"] / lat["samples"]:.1%} |')
     return lines
 
 
