@@ -41,9 +41,11 @@ the rise of the new width minus the first slot of that channel after the frame's
 late, counted as a missed slot). The simulated line runs at the UART's real rate
 (hardware/sim/fabrik_servo_sim.c corrects simavr 1.6's byte time).
 
-Latency minus floor, per sample (``over_floor``), is what the host and the firmware add at
-the same phase; it compares runs whose phases differ (at 50 Hz the targets and the board's
-50 Hz frame hardly drift against each other, so one run's floor sits wherever it started).
+Latency minus floor, per sample, is a whole number of frames: 0 when the new width went out
+in the floor's own slot, 20 ms when the host's delay or the firmware's reaction let that slot
+pass. ``behind_floor_share`` is the share of samples a frame or more behind; it compares runs
+whose phases differ (at 50 Hz the targets and the board's 50 Hz frame hardly drift against
+each other, so one run's floor sits wherever its phase started).
 
 **Firmware.** ``--before REV`` builds the firmware of a
 git revision into bench/out/firmware_<rev>/ (``git archive``), so the figures of an older
@@ -347,7 +349,9 @@ def figures(found: dict, rate_hz: float, link_max_rate_hz: float,
         'superseded_on_pin': found['superseded_on_pin'],
         'latency': percentiles_ms(found['latency']),
         'floor': percentiles_ms(found['floor']),
-        'over_floor': percentiles_ms(found['over_floor']),
+        # Latency minus floor is a whole number of frames: 0 = the floor's own slot.
+        'behind_floor_share': round(sum(1 for o in found['over_floor'] if o > MISSED_SLOT_S)
+                                    / max(1, len(found['over_floor'])), 4),
         'host_share': percentiles_ms(found['host_share']),
         'whole_pose': percentiles_ms(found['whole_pose']),
         'firmware_excess': percentiles_ms(found['firmware_excess']),
@@ -516,10 +520,9 @@ def print_row(key: str, run_result: dict, flush: bool = False) -> None:
     """Print one run: latency and floor p50 / p99, host share, whole pose, counts."""
     lat, flo, host = run_result['latency'], run_result['floor'], run_result['host_share']
     pose, sim = run_result['whole_pose'], run_result['simulation']
-    over = run_result['over_floor']
     print(f'{key:34s} pin p50 {_ms(lat["p50_ms"])} p99 {_ms(lat["p99_ms"])} | floor p50 '
-          f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | over p50 {_ms(over["p50_ms"])} '
-          f'p99 {_ms(over["p99_ms"])} | host p50 {_ms(host["p50_ms"])} | '
+          f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | behind floor '
+          f'{run_result["behind_floor_share"]:.1%} | host p50 {_ms(host["p50_ms"])} | '
           f'pose p99 {_ms(pose["p99_ms"])} | fw excess p99 '
           f'{_ms(run_result["firmware_excess"]["p99_ms"])} missed {run_result["missed_slots"]} '
           f'| n={lat["samples"]} superseded='
