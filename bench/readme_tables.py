@@ -64,7 +64,7 @@ def serial_table(results: dict) -> list[str]:
 def pin_table(results: dict) -> list[str]:
     """Return the servo-pin table: latency beside the physical floor, per firmware and path."""
     lines = ['| firmware | path | targets | pin p50 / p99 ms | floor p50 / p99 ms | '
-             'a frame behind the floor | host share p50 ms | slots the firmware missed |',
+             'a frame behind the floor | host share p50 ms | new width a slot late ¹ |',
              '|---|---|---:|---:|---:|---:|---:|---:|']
     for key, f in results['pin_latency']['runs'].items():
         firmware, path, _ = key.split('/')
