@@ -5,6 +5,7 @@ checks hold however fast the machine runs the simulation.
 """
 
 import random
+import time
 
 import pytest
 
@@ -140,6 +141,25 @@ def test_commanded_pulses_appear_within_2us_at_50hz(board: SimavrBoard, host: Fr
         assert periods == pytest.approx([FRAME_S] * len(periods), rel=0.01)
 
 
+@pytest.mark.timeout(30)
+def test_received_bytes_and_heartbeats_carry_the_host_clock(board: SimavrBoard, host: FrameHost):
+    # The simulation takes each byte after the host wrote it and before the host reads the
+    # reply: an ordering of the host's own monotonic stamps, not a bound on any duration.
+    written_after = time.monotonic()
+    assert ack(set_pulses(host, [1500]), Command.SET_PULSES)
+    replied_before = time.monotonic()
+    command_time_s(board, host)
+    stamps = [b.host_s for b in board.received]
+    assert all(s is not None for s in stamps)
+    assert written_after <= stamps[0] and stamps[-1] <= replied_before
+    assert stamps == sorted(stamps)
+    board.wait_for(lambda: len(board.clock()) >= 5, WAIT_S, 'five heartbeats')
+    sim_s, host_s = zip(*board.clock(), strict=True)
+    assert all(b - a == pytest.approx(0.010, abs=0.0011)
+               for a, b in zip(sim_s, sim_s[1:], strict=False))
+    assert list(host_s) == sorted(host_s)
+
+
 SLOT_S = 0.003
 
 
@@ -156,7 +176,7 @@ def test_a_width_sent_mid_frame_is_pulsed_at_that_channels_next_slot(board: Sima
         # Send just after a frame starts (channel 0's pulse), so most slots of the frame are
         # still ahead; how soon the host manages that does not matter, only where it lands.
         frame_seen = len(board.pulses(0))
-        board.wait_for(lambda: len(board.pulses(0)) > frame_seen, WAIT_S, 'a new frame')
+        board.wait_for(lambda seen=frame_seen: len(board.pulses(0)) > seen, WAIT_S, 'a new frame')
         reply = set_pulses(host, new)
         assert ack(reply, Command.SET_PULSES)
         applied_s = reply_time_s(board, reply)
