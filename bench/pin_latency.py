@@ -119,8 +119,9 @@ SUPERSEDE_MARGIN_S = 0.002
 # A new width that appears this much after the slot following its frame waited a whole frame.
 MISSED_SLOT_S = 0.010
 # The link as servo_driver opens it at its shipped defaults (driver_node.py), and uncapped.
+DRIVER_CONTROL_RATE_HZ = 50.0     # servo_driver's control_rate_hz, its link's pulse-rate cap
 LINK_SETTINGS = {
-    'driver_defaults': LinkOptions(max_rate_hz=50.0, poll_hz=10.0),
+    'driver_defaults': LinkOptions(max_rate_hz=DRIVER_CONTROL_RATE_HZ, poll_hz=10.0),
     'uncapped': LinkOptions(max_rate_hz=1000.0, poll_hz=10.0),
 }
 DRIVER_WATCHDOG = (1.0, WatchdogAction.HOLD)
@@ -429,36 +430,48 @@ def wait_for(condition, timeout_s: float, what: str, processes: list[NodeProcess
         time.sleep(0.02)
 
 
+def shipped_parameters(directory: Path, port: str) -> Path:
+    """Write the only parameters the nodes get besides the arm file; return the file."""
+    params = directory / 'pin_latency_params.yaml'
+    params.write_text(yaml.safe_dump({
+        'fabrik_ik': {'ros__parameters': {'interactive_target': False}},
+        'servo_driver': {'ros__parameters': {'port': port}}}), encoding='utf-8')
+    return params
+
+
+def stream_through_nodes(board: SimavrBoard, publisher: TargetPublisher, rate_hz: float,
+                         budget: Budget, processes: list[NodeProcess]) -> tuple[list[float], int]:
+    """Wait for the pipeline, then stream; return the publish times and the first index."""
+    sweep = publisher.sweep
+
+    def first_target_on_pin() -> bool:
+        publisher.publish(0)
+        pulses = board.pulses(sweep.channel, board.now_s - 2 * FRAME_PERIOD_S)
+        return bool(pulses) and round(pulses[-1].width_us) == sweep.pulse(0)
+
+    wait_for(first_target_on_pin, NODES_START_S, 'the first target on the yaw pin', processes)
+    boost_current_thread()
+    try:
+        publisher.stream(rate_hz, budget.warmup_s, 0)
+        first = round(budget.warmup_s * rate_hz)
+        return publisher.stream(rate_hz, budget.seconds, first), first
+    finally:
+        restore_current_thread()
+
+
 def measure_nodes(elf: Path, rate_hz: float, budget: Budget) -> dict:
     """Run fabrik_ik + servo_driver at their shipped defaults on the simulated Uno."""
     arm = load_arm(CONFIG)
     sweep = YawSweep(arm, step_us=SWEEP_STEP_US)
     sweep.check()
-    channel = sweep.channel
     with SimavrBoard(elf=elf) as board, tempfile.TemporaryDirectory() as tmp:
         assert board.pid is not None
         realtime = boost_process(board.pid)
-        params = Path(tmp) / 'pin_latency_params.yaml'
-        params.write_text(yaml.safe_dump({
-            'fabrik_ik': {'ros__parameters': {'interactive_target': False}},
-            'servo_driver': {'ros__parameters': {'port': board.port}}}), encoding='utf-8')
-        processes = start_nodes(Layout.TWO_PROCESS, CONFIG, params, LOG_DIR)
+        processes = start_nodes(Layout.TWO_PROCESS, CONFIG,
+                                shipped_parameters(Path(tmp), board.port), LOG_DIR)
         publisher = TargetPublisher(sweep, arm.base_frame)
         try:
-            def yaw_at(index: int) -> bool:
-                publisher.publish(index)
-                pulses = board.pulses(channel, board.now_s - 2 * FRAME_PERIOD_S)
-                return bool(pulses) and round(pulses[-1].width_us) == sweep.pulse(index)
-
-            wait_for(lambda: yaw_at(0), NODES_START_S, 'the first target on the yaw pin',
-                     processes)
-            boost_current_thread()
-            try:
-                publisher.stream(rate_hz, budget.warmup_s, 0)
-                first = round(budget.warmup_s * rate_hz)
-                stamps = publisher.stream(rate_hz, budget.seconds, first)
-            finally:
-                restore_current_thread()
+            stamps, first = stream_through_nodes(board, publisher, rate_hz, budget, processes)
             board.wait_sim_time(board.now_s + 0.2, WAIT_S)
         finally:
             publisher.close()
@@ -466,9 +479,9 @@ def measure_nodes(elf: Path, rate_hz: float, budget: Budget) -> dict:
                 process.stop()
         received, pulses, clock = board.received, board.pulses(), board.clock()
     carrying = match_by_yaw(stamps, first, set_pulses_frames(received), sweep)
-    found = analyse(stamps, carrying, pulses, channels=(channel,))
-    return {**figures(found, rate_hz, 50.0, clock, realtime),
-            'channel': channel, 'sweep_step_us': SWEEP_STEP_US}
+    found = analyse(stamps, carrying, pulses, channels=(sweep.channel,))
+    return {**figures(found, rate_hz, DRIVER_CONTROL_RATE_HZ, clock, realtime),
+            'channel': sweep.channel, 'sweep_step_us': SWEEP_STEP_US}
 
 
 def build_revision(revision: str) -> Path:
