@@ -165,6 +165,20 @@ static void test_crc_matches_check_value_and_bitwise_definition(void)
     for (int length = 0; length <= 255; length += 17) {
         CHECK(fsb_crc16(data, (uint8_t)length) == reference_crc(data, (size_t)length));
     }
+    /* The byte step (written in 8-bit halves for the AVR) against the shift register, for
+     * every register value and every byte. */
+    int mismatches = 0;
+    for (uint32_t crc = 0; crc <= 0xFFFFu; crc++) {
+        for (uint32_t byte = 0; byte <= 0xFFu; byte++) {
+            uint32_t expected = crc ^ (byte << 8);
+            for (int bit = 0; bit < 8; bit++) {
+                expected = (expected & 0x8000u) ? (expected << 1) ^ 0x1021u : expected << 1;
+            }
+            expected &= 0xFFFFu;
+            mismatches += fsb_crc16_update((uint16_t)crc, (uint8_t)byte) != expected;
+        }
+    }
+    CHECK(mismatches == 0);
 }
 
 static void test_encoded_frame_has_sync_length_and_little_endian_crc(void)
