@@ -47,9 +47,13 @@ pass. ``behind_floor_share`` is the share of samples a frame or more behind; it 
 whose phases differ (at 50 Hz the targets and the board's 50 Hz frame hardly drift against
 each other, so one run's floor sits wherever its phase started).
 
-**Firmware.** ``--before REV`` builds the firmware of a
-git revision into bench/out/firmware_<rev>/ (``git archive``), so the figures of an older
-firmware are measured in the same run.
+**Firmware.** ``--before REV`` builds the firmware of a git revision into
+bench/out/firmware_<rev>/ (``git archive``), so an older firmware is measured in the same run.
+
+**Nodes.** servo_driver sends each step with the time it takes at the speed limit, and the
+board interpolates over it; a slot that starts within that move goes out with an interpolated
+width, so in the node runs a "missed slot" is mostly interpolation, not the firmware's
+reaction time.
 
 A target whose widths never reach a pin (a newer target's frame was sent first, or reached
 the board before that channel's slot) is counted as superseded on that pin, not timed.
