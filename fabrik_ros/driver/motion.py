@@ -69,6 +69,11 @@ class MotionPlanner:
         """Return the latest commanded angles [rad]."""
         return self._target
 
+    @property
+    def home_rad(self) -> Angles:
+        """Return the home pose [rad]."""
+        return self._home
+
     def set_speeds(self, speeds_rad_s: Sequence[float]) -> None:
         """Change the per-joint speed limits [rad/s] from the next step on."""
         self._slew = SlewLimiter(tuple(float(s) for s in speeds_rad_s))
@@ -97,7 +102,10 @@ class MotionPlanner:
         """Move home over home_move_s, or longer if the speed limits need it."""
         move_s = self.home_move_s
         if self._sent is not None:
-            move_s = max(move_s, self._slew.duration_s(self._sent, self._home))
+            # The board may still be on its way to the angles last sent: from where it is,
+            # home is as far as the rest of that move plus the way from there.
+            remaining_s = max(0.0, self._arrive_s - now_s)
+            move_s = max(move_s, remaining_s + self._slew.duration_s(self._sent, self._home))
         self._sent = self._home
         self._busy_until = now_s + move_s
         self._arrive_s = self._busy_until
@@ -118,6 +126,15 @@ class MotionPlanner:
         self._arrive_s = from_s + self._slew.duration_s(self._sent, angles)
         self._sent = angles
         return Send(angles, self._arrive_s - now_s)
+
+    def resume(self, now_s: float, current_rad: Sequence[float]) -> None:
+        """Carry on toward the target from ``current_rad`` [rad], where the board holds now.
+
+        After a reconnect or a re-attach the servos may not be where the last step sent them:
+        the next :meth:`step` starts from the pose the board reported instead.
+        """
+        self._sent = tuple(float(a) for a in current_rad)
+        self._busy_until = self._arrive_s = now_s
 
     def pause(self, now_s: float) -> None:
         """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""

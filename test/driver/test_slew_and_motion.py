@@ -48,8 +48,16 @@ def test_go_home_replaces_the_latest_command():
     planner.start(0.0, None)
     planner.command((1.5, -0.5))
     assert planner.step(2.0).angles_rad == pytest.approx((1.0, 0.0))
-    assert planner.go_home(2.0) == Send(HOME, pytest.approx(0.1)), 'as the speed limit needs'
+    assert planner.go_home(2.1) == Send(HOME, pytest.approx(0.1)), 'as the speed limit needs'
     assert planner.target == HOME
+
+
+def test_go_home_during_a_move_adds_the_rest_of_that_move_to_the_way_home():
+    planner = _planner(10.0, 0.05)
+    planner.start(0.0, None)
+    planner.command((1.5, -0.5))
+    planner.step(2.0)     # to (1.0, 0.0), arriving at 2.1
+    assert planner.go_home(2.0) == Send(HOME, pytest.approx(0.1 + 0.1)), 'never faster'
 
 
 def test_a_known_start_pose_far_from_home_stretches_the_home_move_to_the_speed_limit():
