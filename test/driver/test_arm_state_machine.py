@@ -4,7 +4,8 @@ from dataclasses import dataclass
 import re
 from typing import Optional
 
-from hypothesis import settings, strategies as st
+from hypothesis import settings
+from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule, RuleBasedStateMachine
 import pytest
 
@@ -68,7 +69,7 @@ class DriverMachine(RuleBasedStateMachine):
 
     @rule()
     def restart(self):
-        """A new driver process: fresh machine, new link; the board keeps what it does."""
+        """Start a new driver process: fresh machine, new link; the board keeps its state."""
         self.arm, self.link_up, self.held_logs = _machine(), False, 0
         self.wanted = HOME
 
