@@ -39,7 +39,7 @@ class Phase(enum.Enum):
     RUNNING = 'running'      # attached: moving home or following commands
 
 
-class Level(enum.Enum):
+class LogLevel(enum.Enum):
     """Severity of a log line the node prints."""
 
     INFO = 'info'
@@ -50,7 +50,7 @@ class Level(enum.Enum):
 class LogLine:
     """One line for the node's log."""
 
-    level: Level
+    level: LogLevel
     text: str
 
 
@@ -139,11 +139,11 @@ class ArmStateMachine:
         if self._lost_at is not None:
             text = f'board back after {now_s - self._lost_at:.1f} s: {board}'
         self._ever_connected, self._lost_at = True, None
-        logs = (LogLine(Level.INFO, text),)
+        logs = (LogLine(LogLevel.INFO, text),)
         if not self.enabled:
             self.phase = Phase.DETACHED
             return Actions(attach=False, logs=logs + (
-                LogLine(Level.INFO, 'servos kept detached, as asked'),))
+                LogLine(LogLevel.INFO, 'servos kept detached, as asked'),))
         self._begin_reading(now_s)
         return Actions(logs=logs)
 
@@ -165,7 +165,7 @@ class ArmStateMachine:
             text = f'board not reachable: {reason}; retrying until it answers'
         if not self._throttle.allow(reason if cause is None else cause):
             return NOTHING
-        return Actions(logs=(LogLine(Level.WARN, text),))
+        return Actions(logs=(LogLine(LogLevel.WARN, text),))
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -215,7 +215,7 @@ class ArmStateMachine:
             return Actions(send=self._planner.step(now_s))
         if not self.enabled and not self._told_held:
             self._told_held = True
-            return Actions(logs=(LogLine(Level.INFO, 'servos detached: command held (call '
+            return Actions(logs=(LogLine(LogLevel.INFO, 'servos detached: command held (call '
                                          '~/enable with true to follow it)'),))
         return NOTHING
 
@@ -264,11 +264,11 @@ class ArmStateMachine:
         if current is not None and planner.started:
             planner.resume(now_s, current)
             return Actions(send=planner.step(now_s), logs=(LogLine(
-                Level.INFO, 'servos attached: moving on from the reported pose'),))
+                LogLevel.INFO, 'servos attached: moving on from the reported pose'),))
         send = planner.start(now_s, current)
         pose = 'the reported' if current is not None else 'an unknown'
-        return Actions(send=send, logs=(LogLine(
-            Level.INFO, f'board ready: moving home over {send.move_s:.1f} s from {pose} pose'),))
+        text = f'board ready: moving home over {send.move_s:.1f} s from {pose} pose'
+        return Actions(send=send, logs=(LogLine(LogLevel.INFO, text),))
 
 
 def _reply(success: bool, message: str) -> Actions:

@@ -16,6 +16,7 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
+from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, LogLevel, Phase
 from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
@@ -61,6 +62,7 @@ _CHOICES = {'protocol': [p.value for p in Protocol],
             'board_timeout_action': [s.value for s in FinalState]}
 _WARN_EVERY_S = 5.0
 _START_WAIT_S = 0.5      # after connecting, the longest wait for a first position report
+_LINK_WARN_EVERY_S = 10.0   # one line per cause of link trouble this often, while it lasts
 _SHUTDOWN_SYNC_S = 1.0
 # Handed-over commands whose published copy has not come back yet; more are lost copies.
 _HANDED_OVER_KEPT = 64
@@ -79,10 +81,14 @@ class ServoDriverNode(Node):
       the arm finishes the move to the last one and holds it, however long that is. If the
       driver itself dies, the board's watchdog (native protocol, ``board_timeout_s``) holds or
       detaches as ``board_timeout_action`` says.
-    - A missing or unplugged port never stops the node: /diagnostics turns ERROR, the link
-      reopens the same path with back-off, and motion resumes toward the latest command.
+    - A missing or unplugged port never stops the node: a WARN line (per cause, every 10 s)
+      and /diagnostics say why, the link reopens the same path with back-off, an INFO line
+      says when the board is back, and motion resumes toward the latest command from the
+      pose the board reports.
     - ``~/home`` (Trigger) moves home slowly; ``~/enable`` (SetBool) attaches or detaches
-      the servos (while detached, commands are kept and followed after re-attaching).
+      the servos. Both are requests to :class:`ArmStateMachine`, which holds the enable
+      request across connects and reconnects (while detached, commands are kept and
+      followed after re-attaching, and ``~/home`` is refused with the reason).
     - On shutdown the servos hold or detach, as ``on_shutdown`` says.
     """
 
@@ -103,10 +109,12 @@ class ServoDriverNode(Node):
                                       self._arm.home,
                                       home_move_s=self._parameter('home_move_time_s'),
                                       step_s=1.0 / self._parameter('control_rate_hz'))
+        self._machine = ArmStateMachine(self._planner, start_wait_s=_START_WAIT_S,
+                                        warn_every_s=_LINK_WARN_EVERY_S)
+        # Link state changes, appended by the link's I/O thread, taken by the control tick.
+        self._link_events: deque[LinkState] = deque()
+        self._connected_at = 0.0
         self._link = self._open_link()
-        self._enabled = True
-        self._ready_since: Optional[float] = None
-        self._told_pose = False
         self._clamped: tuple[str, ...] = ()
         self._handed_over: deque[tuple[float, ...]] = deque(maxlen=_HANDED_OVER_KEPT)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
@@ -183,7 +191,8 @@ class ServoDriverNode(Node):
                               max_rate_hz=self._parameter('control_rate_hz'),
                               poll_hz=self._parameter('poll_rate_hz'))
         link = ServoLink(self._parameter('port'), protocol=protocol,
-                         channels=self._layout.channels, options=options)
+                         channels=self._layout.channels, options=options,
+                         on_state=self._link_events.append)
         link.set_limits(self._layout.limits_us)
         timeout_s = self._parameter('board_timeout_s')
         if link.capabilities.watchdog:
@@ -234,43 +243,43 @@ class ServoDriverNode(Node):
             self.get_logger().warning(f'joint_commands {targets} outside the joint limits, '
                                       f'clamped to {clamped}',
                                       throttle_duration_sec=_WARN_EVERY_S)
-        self._planner.command(clamped)
-        if self._link.state is LinkState.READY and self._enabled and self._planner.started:
-            # Step now rather than on the next tick: up to a control period sooner.
-            self._send(self._planner.step(time.monotonic()))
+        # Stepped now rather than on the next tick if the servos follow: up to a period sooner.
+        self._apply(self._machine.command(time.monotonic(), clamped))
 
     def _on_control_timer(self) -> None:
-        """Start once the board answers, then continue ramps the speed limits spread out."""
+        """Pass on link changes, then let the state machine start, hold or step the arm."""
         now = time.monotonic()
-        if self._link.state is not LinkState.READY or not self._enabled:
-            self._ready_since, self._told_pose = None, False
-            self._planner.pause(now)
-            return
-        if self._planner.started:
-            self._send(self._planner.step(now))
-        else:
-            self._start(now)
+        self._take_link_events(now)
+        phase = self._machine.phase
+        reported = self._reported_angles(now) if phase is Phase.READING else None
+        synced = phase is Phase.HOLDING and self._board_has_everything()
+        self._apply(self._machine.tick(now, reported, synced=synced))
 
-    def _start(self, now: float) -> None:
-        """Once the board answers, move home slowly, from the pose it reports if it does."""
-        if self._ready_since is None:
-            self._ready_since = now
-        if self._link.positions() is None and now - self._ready_since < _START_WAIT_S:
-            return
-        current = self._reported_angles(now)
-        if current is not None and not self._told_pose:
-            # Hold the servos where the board says they are first: SSC-32U and Maestro ignore
-            # a move time for a servo they have not been sent a position for, and would jump.
-            self._send(Send(current, 0.0))
-            self._link.enable(self._layout.enable_mask)
-            self._told_pose = True
-            return
-        if current is not None and not self._board_has_everything():
-            return
-        self._send(self._planner.start(now, current))
-        self._link.enable(self._layout.enable_mask)
-        self.get_logger().info(f'board ready: moving home over {self._planner.home_move_s:.1f} s'
-                               f' from {"the reported" if current else "an unknown"} pose')
+    def _take_link_events(self, now: float) -> None:
+        """Tell the state machine each connect and each loss the link's thread reported."""
+        while self._link_events:
+            state = self._link_events.popleft()
+            if state is LinkState.READY:
+                self._connected_at = now
+                board = self._link.board
+                self._apply(self._machine.connect(now, board.firmware if board else 'board'))
+            elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
+                error = self._link.last_error
+                reason = str(error) if error is not None else 'closed'
+                self._apply(self._machine.lose(now, f'{reason} ({self._link.path})'))
+
+    def _apply(self, actions: Actions) -> Actions:
+        """Do what the state machine decided: send, attach or detach, log."""
+        self._send(actions.send)
+        if actions.attach is not None:
+            self._link.enable(self._layout.enable_mask if actions.attach else 0)
+        for line in actions.logs:
+            # rclpy ties a severity to each call site: one call per level.
+            if line.level is LogLevel.WARN:
+                self.get_logger().warning(line.text)
+            else:
+                self.get_logger().info(line.text)
+        return actions
 
     def _board_has_everything(self) -> bool:
         """Return True once the board has (acknowledged, or been written) all that was set."""
@@ -296,7 +305,8 @@ class ServoDriverNode(Node):
         """Return the joint angles the board reported lately, None if it has not."""
         positions = self._link.positions()
         poll_hz = self._parameter('poll_rate_hz')
-        if positions is None or poll_hz <= 0.0 or now - positions.stamp_s > 3.0 / poll_hz:
+        if (positions is None or poll_hz <= 0.0 or now - positions.stamp_s > 3.0 / poll_hz
+                or positions.stamp_s < self._connected_at):
             return None
         pulses = self._layout.joint_pulses(positions.pulses_us)
         if pulses is None:
@@ -306,26 +316,17 @@ class ServoDriverNode(Node):
     # -- services ----------------------------------------------------------------------------
 
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
-        if self._link.state is not LinkState.READY or not self._planner.started:
-            response.success = False
-            response.message = (f'board not ready (link {self._link.state.value}); the arm '
-                                'goes home by itself once it is')
-            return response
-        send = self._planner.go_home(time.monotonic())
-        self._send(send)
-        response.success = True
-        response.message = f'moving home over {send.move_s:.1f} s'
+        now = time.monotonic()
+        self._take_link_events(now)
+        reply = self._apply(self._machine.home(now)).reply
+        response.success, response.message = reply.success, reply.message
         return response
 
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
-        try:
-            self._link.enable(self._layout.enable_mask if request.data else 0)
-        except ValueError as error:
-            response.success, response.message = False, str(error)
-            return response
-        self._enabled = request.data
-        response.success = True
-        response.message = 'servos attached' if request.data else 'servos detached (limp)'
+        now = time.monotonic()
+        self._take_link_events(now)
+        reply = self._apply(self._machine.enable(now, request.data)).reply
+        response.success, response.message = reply.success, reply.message
         return response
 
     # -- outputs -----------------------------------------------------------------------------
@@ -341,13 +342,13 @@ class ServoDriverNode(Node):
         state = link.state
         if state is LinkState.READY:
             level = Level.OK
-            message = 'connected' if self._enabled else 'connected, servos detached'
+            message = 'connected' if self._machine.enabled else 'connected, servos detached'
         else:
             level = Level.ERROR
             message = f'board not connected ({state.value}): {link.last_error or "waiting"}'
         values = {
             'port': link.path, 'protocol': link.protocol.value, 'state': state.value,
-            'board': link.board.firmware if link.board else '', 'enabled': self._enabled,
+            'board': link.board.firmware if link.board else '', 'enabled': self._machine.enabled,
             'feedback': 'board' if self._reported_angles(time.monotonic()) else 'commanded',
             'reconnects': stats.reconnects, 'nacks': stats.nacks, 'timeouts': stats.timeouts,
             'retries': stats.retries, 'commands': stats.commands,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import initialize, invariant, rule, RuleBasedStateMachine
 import pytest
 
-from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, Level, Phase
+from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, LogLevel, Phase
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
 
@@ -144,7 +144,7 @@ class DriverMachine(RuleBasedStateMachine):
     def _apply(self, actions: Actions) -> Actions:
         if actions.reply is not None:
             assert not INTERNAL.search(actions.reply.message), actions.reply.message
-        assert all(line.level in Level for line in actions.logs)
+        assert all(line.level in LogLevel for line in actions.logs)
         if actions.send is not None or actions.attach is not None:
             assert self.link_up, f'{actions} without a board'
         if actions.send is not None:
@@ -248,10 +248,10 @@ def test_a_lost_board_is_logged_per_cause_with_the_retry_and_its_return_with_the
     arm = _machine()
     lines = [arm.lose(t, 'no such device').logs for t in (0.0, 1.0, 11.0)]
     assert [len(logs) for logs in lines] == [1, 0, 1]
-    assert lines[0][0].level is Level.WARN
+    assert lines[0][0].level is LogLevel.WARN
     assert lines[0][0].text == 'board not reachable: no such device; retrying until it answers'
     assert arm.lose(12.0, 'permission denied').logs, 'a new cause is not throttled'
     assert arm.connect(13.0, 'v1').logs[0].text == 'board connected: v1'
     lost = arm.lose(20.0, 'board silent').logs[0]
-    assert lost.level is Level.WARN and 'reconnecting' in lost.text
+    assert lost.level is LogLevel.WARN and 'reconnecting' in lost.text
     assert arm.connect(22.5, 'v1').logs[0].text == 'board back after 2.5 s: v1'
