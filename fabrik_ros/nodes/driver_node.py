@@ -264,9 +264,9 @@ class ServoDriverNode(Node):
                 board = self._link.board
                 self._apply(self._machine.connect(now, board.firmware if board else 'board'))
             elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
-                error = self._link.last_error
-                reason = str(error) if error is not None else 'closed'
-                self._apply(self._machine.lose(now, f'{reason} ({self._link.path})'))
+                error = self._link.last_error   # its text starts with the port's path
+                reason = str(error) if error is not None else f'{self._link.path}: closed'
+                self._apply(self._machine.lose(now, reason))
 
     def _apply(self, actions: Actions) -> Actions:
         """Do what the state machine decided: send, attach or detach, log."""

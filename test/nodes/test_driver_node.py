@@ -304,3 +304,76 @@ def test_a_handed_over_command_must_hold_one_finite_angle_per_joint(make_rig):
         with pytest.raises(ValueError) as raised:
             rig.driver.command(bad)
         assert 'must hold 4 finite values' in str(raised.value)
+
+
+# -- issue 11, items 5 and 6: enable before the first connection, link trouble on the console --
+
+INTERNAL_TEXT = ('set_pulses', '()', 'channels [', 'Error', 'LinkState')
+
+
+def _service(rig, name):
+    return f'{rig.ros.namespace}/servo_driver/{name}'
+
+
+def _wait_log(rig, capfd, text, seen):
+    def found():
+        seen.append(capfd.readouterr().err)
+        return text in ''.join(seen)
+    rig.ros.spin_until(found, timeout_s=10.0, what=lambda: f'{text!r} in the log: {seen}')
+    return ''.join(seen)
+
+
+def test_enable_requests_before_the_first_connection_hold_and_the_arm_starts_on_connect(
+        make_rig, capfd):
+    rig = make_rig(Protocol.NATIVE, plugged=False)
+    off = rig.call(SetBool, _service(rig, 'enable'), SetBool.Request(data=False))
+    on = rig.call(SetBool, _service(rig, 'enable'), SetBool.Request(data=True))
+    assert off.success and on.success
+    assert not any(text in on.message for text in INTERNAL_TEXT), on.message
+    home = rig.call(Trigger, _service(rig, 'home'), Trigger.Request())
+    assert not home.success and 'not connected' in home.message
+    rig.board.start()
+    rig.wait_board_targets(ARM.home, 'the late board to be homed')
+    rig.ros.spin_until(lambda: all(rig.board.enabled[:LAYOUT.channels]), timeout_s=10.0,
+                       what='the servos to be attached')
+    rig.ros.spin_until(lambda: bool(rig.states), timeout_s=10.0, what='joint_states')
+    assert rig.call(Trigger, _service(rig, 'home'), Trigger.Request()).success
+
+
+def test_detached_before_the_board_connects_stays_limp_and_home_says_why(make_rig, capfd):
+    rig = make_rig(Protocol.NATIVE, plugged=False)
+    assert rig.call(SetBool, _service(rig, 'enable'), SetBool.Request(data=False)).success
+    rig.board.start()
+    rig.wait_level(b'\x00', 'the board to connect')
+    rig.command(POSE_A)
+    rig.command(POSE_B)
+    home = rig.call(Trigger, _service(rig, 'home'), Trigger.Request())
+    assert not home.success and 'detached' in home.message and '~/enable' in home.message
+    log = _wait_log(rig, capfd, 'servos detached: command held', [])
+    assert log.count('command held') == 1
+    assert not any(rig.board.enabled)
+    assert rig.call(SetBool, _service(rig, 'enable'), SetBool.Request(data=True)).success
+    rig.wait_board_targets(POSE_B, 'the held command once attached')
+    assert all(rig.board.enabled[:LAYOUT.channels])
+
+
+def test_a_missing_port_a_loss_and_a_return_are_each_one_log_line_with_the_reason(
+        make_rig, capfd):
+    rig = make_rig(Protocol.NATIVE, plugged=False)
+    seen = []
+    log = _wait_log(rig, capfd, 'board not reachable: ', seen)
+    line = next(x for x in log.splitlines() if 'board not reachable' in x)
+    assert line.startswith('[WARN]') and 'ttyBOARD' in line and 'retrying' in line
+    rig.board.start()
+    _wait_log(rig, capfd, 'board connected: ', seen)
+    rig.wait_board_targets(ARM.home, 'home')
+    rig.board.unplug()
+    log = _wait_log(rig, capfd, 'board lost: ', seen)
+    line = next(x for x in log.splitlines() if 'board lost' in x)
+    assert line.startswith('[WARN]') and 'reconnecting' in line, line
+    assert 'ttyBOARD: ' in line, f'the reason, from the link, names the port: {line}'
+    rig.board.replug()
+    log = _wait_log(rig, capfd, 'board back after ', seen)
+    line = next(x for x in log.splitlines() if 'board back after' in x)
+    assert line.startswith('[INFO]')
+    assert log.count('board not reachable') == 1, 'one line per cause, not one per retry'
