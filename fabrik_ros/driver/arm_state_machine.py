@@ -213,11 +213,24 @@ class ArmStateMachine:
         self._planner.command(angles_rad)
         if self.phase is Phase.RUNNING:
             return Actions(send=self._planner.step(now_s))
-        if not self.enabled and not self._told_held:
-            self._told_held = True
-            return Actions(logs=(LogLine(LogLevel.INFO, 'servos detached: command held (call '
-                                         '~/enable with true to follow it)'),))
-        return NOTHING
+        return self._held_if_detached()
+
+    def command_aux(self, now_s: float) -> Actions:
+        """Send an auxiliary servo's new target with the joints' pose, if the servos follow.
+
+        The joints' move is left as it is (their angles and arrival time are sent again).
+        """
+        self._now_s = now_s
+        if self.phase is Phase.RUNNING:
+            return Actions(send=self._planner.resend(now_s))
+        return self._held_if_detached()
+
+    def _held_if_detached(self) -> Actions:
+        if self.enabled or self._told_held:
+            return NOTHING
+        self._told_held = True
+        return Actions(logs=(LogLine(LogLevel.INFO, 'servos detached: command held (call '
+                                     '~/enable with true to follow it)'),))
 
     # -- time ------------------------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
 """Where the arm's servos sit on the board: channel vectors for the link, and back."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 import math
 from typing import Optional
 
-from fabrik_ros.kinematics import Arm, PulseCommand
+from fabrik_ros.kinematics import Arm, AuxServo, PulseCommand
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US
 
 
@@ -44,14 +44,19 @@ class BoardLayout:
             mask |= 1 << channel
         return mask
 
-    def pulse_vector(self, command: PulseCommand) -> list[int]:
-        """Return one whole-µs pulse per channel: the joints', the auxiliaries' home, else 0."""
+    def pulse_vector(self, command: PulseCommand,
+                     aux_us: Optional[Mapping[int, int]] = None) -> list[int]:
+        """Return one whole-µs pulse per channel: the joints', the auxiliaries', else 0.
+
+        :param aux_us: pulse [µs] by channel of the auxiliary servos that were commanded;
+            the others stay at their home pulse
+        """
         pulses = [0] * self.channels
         for channel, pulse in zip(self.joint_channels, command.pulses_us, strict=True):
             low, high = self.limits_us[channel]
             pulses[channel] = min(max(round(float(pulse)), low), high)
         for channel, pulse in self.aux_pulses_us:
-            pulses[channel] = pulse
+            pulses[channel] = (aux_us or {}).get(channel, pulse)
         return pulses
 
     def joint_pulses(self, reported: Sequence[Optional[int]]) -> Optional[list[float]]:
@@ -62,3 +67,30 @@ class BoardLayout:
         if any(p is None for p in pulses):
             return None
         return [float(p) for p in pulses]
+
+
+def aux_pulse_us(servo: AuxServo, position: float) -> tuple[int, bool]:
+    """Return the pulse [µs] for an auxiliary servo's ``position``, and whether it was clamped.
+
+    An auxiliary servo (a gripper) has a pulse range but no angle calibration, so its position
+    in joint_commands is the fraction of that range: 0.0 at ``min_us``, 1.0 at ``max_us``.
+    Values outside [0, 1] are clamped to the range.
+
+    >>> aux_pulse_us(AuxServo('gripper', 5, 1000.0, 2000.0, 1500.0), 0.25)
+    (1250, False)
+    >>> aux_pulse_us(AuxServo('gripper', 5, 1000.0, 2000.0, 1500.0), 1.5)
+    (2000, True)
+    """
+    pulse = servo.min_us + position * (servo.max_us - servo.min_us)
+    clamped = servo.clamp(pulse)
+    return min(max(round(clamped), math.ceil(servo.min_us)), math.floor(servo.max_us)), \
+        clamped != pulse
+
+
+def aux_position(servo: AuxServo, pulse_us: float) -> float:
+    """Return the position (fraction of the pulse range) of an auxiliary servo's pulse [µs].
+
+    >>> aux_position(AuxServo('gripper', 5, 1000.0, 2000.0, 1500.0), 1500.0)
+    0.5
+    """
+    return (pulse_us - servo.min_us) / (servo.max_us - servo.min_us)

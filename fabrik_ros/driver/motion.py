@@ -136,6 +136,15 @@ class MotionPlanner:
         self._sent = tuple(float(a) for a in current_rad)
         self._busy_until = self._arrive_s = now_s
 
+    def resend(self, now_s: float) -> Optional[Send]:
+        """Return the angles last sent again, arriving when they would, None before the start.
+
+        For a change on another channel (an auxiliary servo): the joints' move is not changed.
+        """
+        if self._sent is None:
+            return None
+        return Send(self._sent, max(0.0, self._arrive_s - now_s, self._busy_until - now_s))
+
     def pause(self, now_s: float) -> None:
         """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""
         self._arrive_s = now_s

@@ -17,7 +17,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, LogLevel, Phase
-from fabrik_ros.driver.board_layout import BoardLayout
+from fabrik_ros.driver.board_layout import aux_pulse_us, BoardLayout
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
@@ -116,6 +116,9 @@ class ServoDriverNode(Node):
         self._connected_at = 0.0
         self._link = self._open_link()
         self._clamped: tuple[str, ...] = ()
+        self._aux = {servo.name: servo for servo in self._arm.servo_map.aux}
+        self._aux_us: dict[int, int] = {}       # commanded auxiliary pulses by channel [µs]
+        self._unknown_names: set[str] = set()   # names in joint_commands already warned of
         self._handed_over: deque[tuple[float, ...]] = deque(maxlen=_HANDED_OVER_KEPT)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -208,6 +211,10 @@ class ServoDriverNode(Node):
     # -- commands ----------------------------------------------------------------------------
 
     def _on_joint_commands(self, msg: JointState) -> None:
+        self._warn_unknown_names(msg.name)
+        if len(msg.name) == len(msg.position) and self._take_aux(msg):
+            if not any(name in self._names for name in msg.name):
+                return
         try:
             targets = positions_by_name(msg, self._names, self._planner.target)
         except JointCommandError as error:
@@ -220,6 +227,36 @@ class ServoDriverNode(Node):
             self._handed_over.remove(targets)
             return
         self._follow(targets)
+
+    def _warn_unknown_names(self, names: Sequence[str]) -> None:
+        """Warn once per name that is neither a joint nor an auxiliary servo of the arm."""
+        unknown = [n for n in names if n not in self._names and n not in self._aux
+                   and n not in self._unknown_names]
+        if unknown:
+            self._unknown_names.update(unknown)
+            self.get_logger().warning(
+                f'joint_commands: {unknown} not in the arm file, ignored (joints: '
+                f'{list(self._names)}, auxiliary servos: {list(self._aux)}); said once a name')
+
+    def _take_aux(self, msg: JointState) -> bool:
+        """Take the auxiliary servos' positions (0.0 = min_us, 1.0 = max_us); True if any."""
+        given = [(self._aux[n], p) for n, p in zip(msg.name, msg.position, strict=True)
+                 if n in self._aux]
+        for servo, position in given:
+            if not math.isfinite(position):
+                if self._rejections.allow(('aux', servo.name)):
+                    self.get_logger().warning(f'joint_commands: {servo.name} = {position}, '
+                                              'must be finite; ignored')
+                continue
+            pulse, clamped = aux_pulse_us(servo, position)
+            if clamped and self._rejections.allow(('aux clamped', servo.name)):
+                self.get_logger().warning(
+                    f'joint_commands: {servo.name} = {position}, must be within [0.0, 1.0] '
+                    f'(min_us {servo.min_us} .. max_us {servo.max_us}); clamped to {pulse} us')
+            self._aux_us[servo.channel] = pulse
+        if given:
+            self._apply(self._machine.command_aux(time.monotonic()))
+        return bool(given)
 
     def command(self, angles_rad: Sequence[float]) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -299,7 +336,8 @@ class ServoDriverNode(Node):
             self.get_logger().warning(f'servo pulses clamped for {list(command.clamped)}',
                                       throttle_duration_sec=_WARN_EVERY_S)
         self._clamped = command.clamped
-        self._link.set_pulses(self._layout.pulse_vector(command), min(send.move_s, 65.0))
+        self._link.set_pulses(self._layout.pulse_vector(command, self._aux_us),
+                              min(send.move_s, 65.0))
 
     def _reported_angles(self, now: float) -> Optional[tuple[float, ...]]:
         """Return the joint angles the board reported lately, None if it has not."""

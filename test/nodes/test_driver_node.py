@@ -377,3 +377,28 @@ def test_a_missing_port_a_loss_and_a_return_are_each_one_log_line_with_the_reaso
     line = next(x for x in log.splitlines() if 'board back after' in x)
     assert line.startswith('[INFO]')
     assert log.count('board not reachable') == 1, 'one line per cause, not one per retry'
+
+
+def test_the_gripper_moves_by_name_clamped_to_its_range_and_unknown_names_are_said_once(
+        make_rig, capfd):
+    config = REPO_ROOT / 'config' / 'arm_6servo.yaml'
+    arm = load_arm(config)
+    rig = make_rig(Protocol.NATIVE, config=config,
+                   extra=['-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0, 20.0]'])
+    home = BoardLayout.of(arm).pulse_vector(arm.servo_map.to_pulses(arm.home))
+    rig.ros.spin_until(lambda: list(rig.board.targets()) == home, timeout_s=10.0,
+                       what='the arm and the gripper home')
+    rig.command((0.25,), names=['gripper'])
+    rig.ros.spin_until(lambda: rig.board.targets()[5] == 1250, timeout_s=10.0,
+                       what=lambda: f'the gripper at 1250 us, not {rig.board.targets()}')
+    assert list(rig.board.targets()[:5]) == home[:5], 'the joints did not move'
+    rig.command((0.3, 2.0, 0.1), names=['base_yaw', 'gripper', 'finger'])
+    rig.command((0.3, 2.0, 0.1), names=['base_yaw', 'gripper', 'finger'])
+    expected = BoardLayout.of(arm).pulse_vector(
+        arm.servo_map.to_pulses((0.3, *arm.home[1:])), {5: 2000})
+    rig.ros.spin_until(lambda: list(rig.board.targets()) == expected, timeout_s=10.0,
+                       what=lambda: f'{expected} on the board, not {rig.board.targets()}')
+    log = _wait_log(rig, capfd, "['finger'] not in the arm file", [])
+    assert log.count("['finger'] not in the arm file") == 1
+    assert 'gripper = 2.0, must be within [0.0, 1.0]' in log
+    assert rig.board.enabled[5]
