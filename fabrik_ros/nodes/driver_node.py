@@ -18,6 +18,7 @@ from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, LogLevel, Phase
 from fabrik_ros.driver.board_layout import aux_pulse_us, BoardLayout
+from fabrik_ros.driver.feedback import report_confirms
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
@@ -339,17 +340,39 @@ class ServoDriverNode(Node):
         self._link.set_pulses(self._layout.pulse_vector(command, self._aux_us),
                               min(send.move_s, 65.0))
 
-    def _reported_angles(self, now: float) -> Optional[tuple[float, ...]]:
-        """Return the joint angles the board reported lately, None if it has not."""
+    def _reported_pulses(self, now: float) -> Optional[tuple[list[float], float]]:
+        """Return the joints' pulses the board reported since it connected, and their step."""
         positions = self._link.positions()
         poll_hz = self._parameter('poll_rate_hz')
         if (positions is None or poll_hz <= 0.0 or now - positions.stamp_s > 3.0 / poll_hz
                 or positions.stamp_s < self._connected_at):
             return None
         pulses = self._layout.joint_pulses(positions.pulses_us)
-        if pulses is None:
+        return None if pulses is None else (pulses, positions.resolution_us)
+
+    def _reported_angles(self, now: float) -> Optional[tuple[float, ...]]:
+        """Return the joint angles the board reported lately, None if it has not."""
+        reported = self._reported_pulses(now)
+        if reported is None:
             return None
-        return tuple(float(a) for a in self._arm.servo_map.to_angles(pulses))
+        return tuple(float(a) for a in self._arm.servo_map.to_angles(reported[0]))
+
+    def _feedback(self, now: float) -> tuple[Optional[tuple[float, ...]], str]:
+        """Return the angles to publish and where they come from.
+
+        The commanded angles where the board's report confirms them (an SSC-32U reports in
+        10 µs steps, about 2 mm at the tool), else the report, else (no recent report) the
+        commanded angles.
+        """
+        reported, sent = self._reported_pulses(now), self._planner.sent
+        if reported is None:
+            return sent, 'commanded'
+        pulses, resolution_us = reported
+        if sent is not None and report_confirms(
+                pulses, self._arm.servo_map.to_pulses(sent).pulses_us, resolution_us):
+            return sent, f'commanded, confirmed by the board ({resolution_us:g} us steps)'
+        angles = tuple(float(a) for a in self._arm.servo_map.to_angles(pulses))
+        return angles, f'board ({resolution_us:g} us steps)'
 
     # -- services ----------------------------------------------------------------------------
 
@@ -370,7 +393,7 @@ class ServoDriverNode(Node):
     # -- outputs -----------------------------------------------------------------------------
 
     def _on_state_timer(self) -> None:
-        angles = self._reported_angles(time.monotonic()) or self._planner.sent
+        angles, _ = self._feedback(time.monotonic())
         if angles is not None:
             stamp = self.get_clock().now().to_msg()
             self._states.publish(joint_state_msg(self._names, angles, stamp))
@@ -387,7 +410,7 @@ class ServoDriverNode(Node):
         values = {
             'port': link.path, 'protocol': link.protocol.value, 'state': state.value,
             'board': link.board.firmware if link.board else '', 'enabled': self._machine.enabled,
-            'feedback': 'board' if self._reported_angles(time.monotonic()) else 'commanded',
+            'feedback': self._feedback(time.monotonic())[1],
             'reconnects': stats.reconnects, 'nacks': stats.nacks, 'timeouts': stats.timeouts,
             'retries': stats.retries, 'commands': stats.commands,
             'coalesced': stats.coalesced, 'board resets': stats.board_resets,

@@ -119,6 +119,14 @@ def test_the_board_holds_the_servo_maps_pulses_in_every_protocol(make_rig, proto
     rig.ros.spin_until(lambda: rig.states and np.allclose(rig.states[-1].position, POSE_A,
                                                           atol=FEEDBACK_RAD),
                        timeout_s=10.0, what='joint_states to report POSE_A')
+    # At rest the board's report confirms the command (SSC-32U: in 10 us steps, about 2 mm at
+    # the tool), and the commanded angles are published, exactly (issue 11, item 10).
+    rig.ros.spin_until(lambda: rig.states and rig.states[-1].position == pytest.approx(
+        POSE_A, abs=1e-12), timeout_s=10.0, what=lambda: f'joint_states exactly POSE_A, not '
+        f'{rig.states[-1].position if rig.states else None}')
+    rig.ros.spin_until(lambda: rig._last_values().get('feedback', '').startswith(
+        'commanded, confirmed by the board'), timeout_s=10.0,
+        what=lambda: f'diagnostics to say so, not {rig._last_values()}')
     assert rig.wait_level(b'\x00', 'OK diagnostics').values
 
 
