@@ -67,6 +67,7 @@ _LINK_WARN_EVERY_S = 10.0   # one line per cause of link trouble this often, whi
 _SHUTDOWN_SYNC_S = 1.0
 # Handed-over commands whose published copy has not come back yet; more are lost copies.
 _HANDED_OVER_KEPT = 64
+_UNKNOWN_NAMES_KEPT = 64   # names in joint_commands warned of once (more: warned again)
 
 
 class ServoDriverNode(Node):
@@ -230,14 +231,22 @@ class ServoDriverNode(Node):
         self._follow(targets)
 
     def _warn_unknown_names(self, names: Sequence[str]) -> None:
-        """Warn once per name that is neither a joint nor an auxiliary servo of the arm."""
-        unknown = [n for n in names if n not in self._names and n not in self._aux
-                   and n not in self._unknown_names]
-        if unknown:
+        """Warn once per name that is neither a joint nor an auxiliary servo of the arm.
+
+        At most one line per throttle period (a stream of made-up names cannot flood the
+        log), and only the first ``_UNKNOWN_NAMES_KEPT`` names are remembered.
+        """
+        known = [n for n in names if n in self._names or n in self._aux]
+        unknown = sorted({n for n in names if n not in known and n not in self._unknown_names})
+        if not known:
+            return      # the message is refused, and that warning names them
+        if not unknown or not self._rejections.allow('unknown names'):
+            return
+        if len(self._unknown_names) < _UNKNOWN_NAMES_KEPT:
             self._unknown_names.update(unknown)
-            self.get_logger().warning(
-                f'joint_commands: {unknown} not in the arm file, ignored (joints: '
-                f'{list(self._names)}, auxiliary servos: {list(self._aux)}); said once a name')
+        self.get_logger().warning(
+            f'joint_commands: {unknown} not in the arm file, ignored (joints: '
+            f'{list(self._names)}, auxiliary servos: {list(self._aux)}); said once a name')
 
     def _take_aux(self, msg: JointState) -> bool:
         """Take the auxiliary servos' positions (0.0 = min_us, 1.0 = max_us); True if any."""
@@ -246,8 +255,8 @@ class ServoDriverNode(Node):
         for servo, position in given:
             if not math.isfinite(position):
                 if self._rejections.allow(('aux', servo.name)):
-                    self.get_logger().warning(f'joint_commands: {servo.name} = {position}, '
-                                              'must be finite; ignored')
+                    self.get_logger().warning('joint_commands ignored: positions not '
+                                              f'finite: {{{servo.name!r}: {position}}}')
                 continue
             pulse, clamped = aux_pulse_us(servo, position)
             if clamped and self._rejections.allow(('aux clamped', servo.name)):

@@ -34,7 +34,8 @@ DRIVER_CAUSES = {'lengths differ': 'lengths must match',
                  'no known joint': 'hold none of the joints',
                  'not finite': 'positions not finite',
                  'outside joint limits': 'outside the joint limits',
-                 'pulse clamped': 'servo pulses clamped'}
+                 'pulse clamped': 'servo pulses clamped',
+                 'unknown names': 'not in the arm file'}
 IK_THROTTLE_S, DRIVER_THROTTLE_S = 2.0, 5.0
 # A refused target shows only in the diagnostics (every 0.1 s), so each costs about that.
 EXAMPLES = 120
