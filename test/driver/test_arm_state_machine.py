@@ -173,6 +173,10 @@ class DriverMachine(RuleBasedStateMachine):
             return
         if self.unknown_start and send.angles_rad == HOME and send.move_s >= HOME_MOVE_S:
             return   # nothing reported: the slow move home is the best that can be done
+        board = self.board
+        if send.angles_rad == board.target and abs(
+                self.now + send.move_s - (board.started_s + board.move_s)) <= EPS:
+            return   # the same target at the same arrival: the move the board makes goes on
         pose = self.board.pose(self.now)
         for now, goal, speed in zip(pose, send.angles_rad, SPEEDS, strict=True):
             assert abs(goal - now) <= speed * send.move_s + EPS, (pose, send)
@@ -197,7 +201,7 @@ class DriverMachine(RuleBasedStateMachine):
 
 
 TestDriverMachine = DriverMachine.TestCase
-TestDriverMachine.settings = settings(max_examples=400, stateful_step_count=40, deadline=None)
+TestDriverMachine.settings = settings(max_examples=1000, stateful_step_count=40, deadline=None)
 
 
 # -- the scenarios of issue 11, item 5, one by one ----------------------------------------------
