@@ -11,10 +11,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 import math
+from typing import NamedTuple
 
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.closed_form import closed_form
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
 from fabrik_ros.kinematics.joint import Joint
@@ -29,17 +31,18 @@ SWEEP_HALVINGS = 3
 DEFAULT_OPTIONS = SolverOptions()
 
 
-@dataclass(frozen=True)
-class Plane:
-    """One yaw branch: the yaw angle, the target in plane coordinates and off the plane."""
+class Plane(NamedTuple):
+    """One yaw branch: the yaw angle, the target in plane coordinates and off the plane.
+
+    A NamedTuple rather than a frozen dataclass: one is built per solve, and it is cheaper.
+    """
 
     yaw_rad: float
     target: complex
     off_plane_m: float
 
 
-@dataclass(frozen=True)
-class PlanarAnswer:
+class PlanarAnswer(NamedTuple):
     """The best planar solution found for one plane, with the work it took."""
 
     plane: Plane
@@ -85,6 +88,18 @@ def candidate_planes(yaw: Joint | None, target: Vec3,
         ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
     for turn in _unique(ranged + [yaw.min_rad, yaw.max_rad]):
         yield _plane(turn, target)
+
+
+def first_plane(yaw: Joint | None, target: Vec3) -> Plane:
+    """Return the first plane :func:`candidate_planes` yields without a preferred yaw.
+
+    The arm facing the target when the yaw range allows it, found without building the list.
+    """
+    if yaw is not None:
+        azimuth = math.atan2(target.y, target.x)
+        if yaw.min_rad <= azimuth <= yaw.max_rad:
+            return _plane(azimuth, target)
+    return next(candidate_planes(yaw, target, None))
 
 
 def _unique(angles: list[float]) -> list[float]:
@@ -146,6 +161,22 @@ class ArmIk:
                 self._sweep(attempts)
         assert attempts.best is not None
         return PlanarAnswer(plane, attempts.best, attempts.iterations)
+
+    def quick(self, yaw: Joint | None, target: Vec3, *, bend: Bend,
+              pole: Vec3 | None) -> tuple[Plane, list[float], complex] | None:
+        """Return the first plane, pitch angles [rad] and tip answering in closed form, or None.
+
+        Most targets are met by a closed-form pose in the first candidate plane
+        (:func:`closed_form.closed_form`); None means the full search must run.
+        """
+        plane = first_plane(yaw, target)
+        tolerance = self.solver.options.tolerance_m
+        if plane.off_plane_m >= tolerance:
+            return None
+        side = wanted_side(bend, pole, plane, self.planar.chain.base)
+        in_plane = math.sqrt(tolerance * tolerance - plane.off_plane_m * plane.off_plane_m)
+        found = closed_form(self.planar, plane.target, side, in_plane)
+        return None if found is None else (plane, *found)
 
     def _starts(self, target: complex, seed_points: Sequence[complex] | None,
                 side: int) -> Iterator[Sequence[complex]]:

@@ -15,7 +15,7 @@ import numpy as np
 from fabrik_ros.kinematics.arm_ik import SWEEP_DIRECTIONS, SWEEP_HALVINGS, SWEEP_ITERATIONS
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.errors import TargetError
-from fabrik_ros.kinematics.hinge import Arc, Hinge2D
+from fabrik_ros.kinematics.constraints import Arc, Hinge2D
 from fabrik_ros.kinematics.joint import Joint, JointKind
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.results import BatchIkResult

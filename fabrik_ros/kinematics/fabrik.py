@@ -3,6 +3,9 @@
 One iteration is a forward pass (tip pinned on the target, bones placed inward) and a backward
 pass (root pinned on the base, bones placed outward). Each joint's constraint is applied as its
 bone is placed, in both passes, so the pose left by a backward pass is always within limits.
+
+The passes take one pose or, for planar chains, numpy arrays holding one pose per target (each
+point an array with a row per target): the batch solver runs these very functions.
 """
 
 from collections.abc import Sequence
@@ -11,27 +14,13 @@ import math
 from typing import TypeVar
 
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.elementwise import unit_or
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)
-
-_TINY = 1e-12
-
-
-def unit_or(vector: P, fallback: P) -> P:
-    """Return ``vector`` scaled to unit length, or ``fallback`` if it has no length.
-
-    >>> unit_or(3 + 4j, 1 + 0j)
-    (0.6+0.8j)
-    >>> unit_or(0j, 1j)
-    1j
-    """
-    length = abs(vector)
-    return vector / length if length > _TINY else fallback
-
 
 def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
                  tip_direction: P | None) -> list[P]:
