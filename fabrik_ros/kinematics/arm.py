@@ -205,13 +205,20 @@ class Arm:
         return IkResult(np.array(angles), np.array(position), reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
-    def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray) -> BatchIkResult:
+    def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray,
+                 seeds: Sequence[Sequence[float]] | np.ndarray | None = None) -> BatchIkResult:
         """Solve many targets at once, vectorised (workspace maps, trajectory tables).
 
+        Each row takes the steps :meth:`ik` takes for that target (without approach, pole or a
+        per-call bend), on numpy arrays.
+
         :param targets: (N, 3) points in the base frame [m]
-        :raises TargetError: if any target is not finite or the shape is not (N, 3)
+        :param seeds: (N, n_joints) angles [rad] to warm-start each target from, as
+            :meth:`ik`'s ``seed``, or None
+        :raises TargetError: if a target or seed is not finite or a shape is wrong
         """
-        return solve_batch(self, np.asarray(targets, dtype=float))
+        return solve_batch(self, np.asarray(targets, dtype=float),
+                           None if seeds is None else np.asarray(seeds, dtype=float))
 
     @cached_property
     def _solver(self) -> ArmIk:

@@ -13,19 +13,10 @@ from collections.abc import Iterator
 import math
 
 from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar
+from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, wrap
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 
 TOOL_DIRECTIONS = 24
-
-
-def wrap(angle_rad: Scalar) -> Scalar:
-    """Return angle(s) wrapped into [-pi, pi).
-
-    >>> round(wrap(3 * math.pi / 2), 6)
-    -1.570796
-    """
-    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def within(chain: Chain[complex], angles_rad: list[Scalar]) -> Scalar:
@@ -44,11 +35,21 @@ def triangle_candidates(tool_rad: Scalar, side: Scalar) -> Iterator[tuple[Scalar
     >>> [(round(t, 3), e) for t, e in triangle_candidates(0.0, 1)][:3]
     [(0.0, -1), (0.0, 1), (0.262, -1)]
     """
+    for offset, elbow in CANDIDATE_STEPS:
+        yield tool_rad + offset, elbow * side
+
+
+def _candidate_steps() -> tuple[tuple[float, int], ...]:
+    """Return the (tool offset [rad], elbow factor) of every triangle candidate, in order."""
     step = 2.0 * math.pi / TOOL_DIRECTIONS
+    steps = []
     for index in range(TOOL_DIRECTIONS):
         turns = (index + 1) // 2 if index % 2 else -(index // 2)
-        for elbow in (-side, side):
-            yield tool_rad + turns * step, elbow
+        steps += [(turns * step, -1), (turns * step, 1)]
+    return tuple(steps)
+
+
+CANDIDATE_STEPS = _candidate_steps()
 
 
 def triangle_angles(chain: Chain[complex], target: Scalar, tool_rad: Scalar,

@@ -54,7 +54,9 @@ def rotation(angle_rad: Scalar) -> Scalar:
     (1+0j)
     """
     if isinstance(angle_rad, np.ndarray):
-        return np.exp(1j * angle_rad)
+        turned = np.empty(angle_rad.shape, dtype=complex)
+        turned.real, turned.imag = np.cos(angle_rad), np.sin(angle_rad)
+        return turned
     return cmath.rect(1.0, angle_rad)
 
 
@@ -96,3 +98,12 @@ def arccos(value: Scalar) -> Scalar:
     if isinstance(value, np.ndarray):
         return np.arccos(np.clip(value, -1.0, 1.0))
     return math.acos(min(1.0, max(-1.0, value)))
+
+
+def wrap(angle_rad: T) -> T:
+    """Return angle(s) wrapped into [-pi, pi).
+
+    >>> round(wrap(3 * math.pi / 2), 6)
+    -1.570796
+    """
+    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi  # type: ignore[operator,no-any-return]

@@ -14,13 +14,14 @@ import math
 from typing import TypeVar
 
 from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.elementwise import unit_or
+from fabrik_ros.kinematics.elementwise import pick, Scalar, unit_or
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)
+STALLS = 2
 
 def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
                  tip_direction: P | None) -> list[P]:
@@ -156,11 +157,23 @@ class FabrikSolver:
 def _record(best: _Best, points: list, directions: list, error_m: float,
             options: SolverOptions) -> bool:
     """Keep the pose if it is the best so far; return True when the solve has stalled."""
-    improvement = best.error_m - error_m
-    if improvement > 0.0:
+    improved, best.stalls = progress(best.error_m, error_m, best.stalls,
+                                     options.min_improvement_m)
+    if improved:
         best.points, best.directions, best.error_m = points, directions, error_m
-    if improvement > 0.0 and improvement >= options.min_improvement_m:
-        best.stalls = 0
-        return False
-    best.stalls += 1
-    return best.stalls >= 2
+    return best.stalls >= STALLS
+
+
+def progress(best_error_m: Scalar, error_m: Scalar, stalls: Scalar,
+             min_improvement_m: float) -> tuple[Scalar, Scalar]:
+    """Return whether a pass pair improved on the best residual, and the updated stall count.
+
+    A pass pair that improves by less than ``min_improvement_m`` (or not at all) counts as a
+    stall; :data:`STALLS` in a row end the attempt. Works on one solve or arrays of them.
+
+    >>> progress(1.0, 0.5, 1, 1e-7), progress(1.0, 1.0, 1, 1e-7)
+    ((True, 0), (False, 2))
+    """
+    improvement = best_error_m - error_m
+    improved = improvement > 0.0
+    return improved, pick(improved & (improvement >= min_improvement_m), 0, stalls + 1)

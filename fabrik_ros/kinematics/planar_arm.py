@@ -44,11 +44,11 @@ class PlanarArm:
 
     chain: Chain[complex]
 
-    def points(self, angles_rad: Sequence[float]) -> tuple[complex, ...]:
+    def points(self, angles_rad: Sequence[Scalar]) -> tuple[Scalar, ...]:
         """Return the joint positions in the plane for the pitch angles [rad]."""
         return planar_points(self.chain, angles_rad)
 
-    def angles(self, directions: Sequence[complex]) -> tuple[float, ...]:
+    def angles(self, directions: Sequence[Scalar]) -> tuple[Scalar, ...]:
         """Return the pitch angles [rad] of solved bone directions."""
         return planar_angles(self.chain, directions)
 
@@ -157,18 +157,25 @@ class PlanarArm:
 
         The tip stays where it is and the inner joints swap sides: the other elbow branch.
         """
+        reflected, _, usable = self.mirror(points)
+        return reflected if usable else None
+
+    def mirror(self, points: Sequence[Scalar]) -> tuple[list[Scalar], list[Scalar], Scalar]:
+        """Return the pose reflected across its chord, its bone directions and its validity.
+
+        Valid (True, or a bool per row for arrays) where the chord has a length and every
+        reflected angle lies in its joint's range.
+        """
         base, tip = points[0], points[-1]
-        chord = tip - base
-        if abs(chord) < 1e-12:
-            return None
-        axis = chord / abs(chord)
+        axis = unit_or(tip - base, 1 + 0j)
         reflected = [base + axis * (axis * (p - base).conjugate()) for p in points]
         reflected[-1] = tip
-        directions = [(b - a) / abs(b - a) for a, b in zip(reflected, reflected[1:], strict=False)]
-        angles = self.angles(directions)
-        if all(h.contains(a) for h, a in zip(self.chain.constraints, angles, strict=True)):
-            return reflected
-        return None
+        pairs = zip(reflected, reflected[1:], strict=False)
+        directions = [unit_or(b - a, 1 + 0j) for a, b in pairs]
+        usable = abs(tip - base) >= 1e-12
+        for constraint, angle in zip(self.chain.constraints, self.angles(directions), strict=True):
+            usable = usable & constraint.contains(angle)
+        return reflected, directions, usable
 
 
 def arc_chord(lengths: Sequence[float], turn: Scalar) -> Scalar:
