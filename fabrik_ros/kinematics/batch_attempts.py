@@ -44,6 +44,7 @@ class BatchAttempts:
         self.error = np.full(count, np.inf)
         self.reached = np.zeros(count, dtype=bool)
         self.wrong_side = np.zeros(count, dtype=bool)
+        self._tried = np.zeros(count, dtype=bool)
         self.iterations = np.zeros(count, dtype=int)
 
     def open_rows(self) -> np.ndarray:
@@ -95,13 +96,14 @@ class BatchAttempts:
         wrong = (side != 0) & (side_of(points) == -side)
         old_missed, old_wrong = ~self.reached[rows], self.wrong_side[rows]
         missed = ~reached
-        better = (missed < old_missed) | ((missed == old_missed) & (
+        better = ~self._tried[rows] | (missed < old_missed) | ((missed == old_missed) & (
             (wrong < old_wrong) | ((wrong == old_wrong) & (error < self.error[rows]))))
         keep = rows[better]
         for saved, new in zip(self.points + self.directions, points + directions, strict=True):
             saved[keep] = np.broadcast_to(new, len(rows))[better]
         self.error[keep], self.reached[keep] = error[better], reached[better]
         self.wrong_side[keep] = wrong[better]
+        self._tried[keep] = True
 
 
 def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: SolverOptions,
