@@ -2,7 +2,8 @@
 
 ``make bench`` runs this. Parts, in order: the solver on every shipped config against textbook
 FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4dof solver
-study (ik_bench.py, its own process), serial bytes and rates per protocol (serial_bench.py's
+study (ik_bench.py, its own process), arm_4dof against roboticstoolbox-python's ik_LM
+(peer_ik.py, its own process), serial bytes and rates per protocol (serial_bench.py's
 measurements), and end to end, target to serial frame, with the nodes as two processes and
 composed in one (e2e_latency.py), plus a what-if: the composed nodes with the board's line at
 1 Mbaud instead of 115200 baud, and to the servo pin: the Uno firmware in simavr driven through
@@ -41,6 +42,7 @@ import solver_scaling  # noqa: E402
 RESULTS = BENCH / 'results.json'
 PLOTS = BENCH / 'plots'
 IK_BENCH_JSON = BENCH / 'out' / 'ik_bench.json'
+PEER_IK_JSON = BENCH / 'out' / 'peer_ik.json'
 E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'sent', 'coalesced', 'lost',
             'unmatched_frames', 'drift_ms', 'achieved_rate_hz', 'cpu_percent')
 
@@ -70,6 +72,16 @@ def ik_bench(quick: bool) -> dict:
         'single_speedup_vs_textbook': report['single_speedup_vs_textbook'],
         'batch_solves_per_s': {b['label']: b['solves_per_s'] for b in report['batch']},
     }
+
+
+def peer_ik(quick: bool) -> dict:
+    """Run bench/peer_ik.py (arm_4dof against RTB's ik_LM) in its own process; its figures."""
+    if quick:
+        return {'skipped': 'not run with --quick'}
+    subprocess.run([sys.executable, str(BENCH / 'peer_ik.py')], check=True)
+    report = json.loads(PEER_IK_JSON.read_text(encoding='utf-8'))
+    return {key: report[key] for key in ('peer', 'model_fk_error_max_m', 'single',
+                                         'median_ratio', 'unreachable', 'batch')}
 
 
 @dataclass(frozen=True)
@@ -140,13 +152,15 @@ def main() -> None:
     scaling = solver_scaling.run(quick=args.quick)
     solver_scaling.print_table(scaling)
     ik = ik_bench(args.quick)
+    peer = peer_ik(args.quick)
     serial = serial_figures.run(quick=args.quick)
     serial_figures.print_table(serial)
     e2e = end_to_end(args.quick)
     pin = pin_latency.run(quick=args.quick)
     results = {
         'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
-        'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
+        'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'peer_ik': peer,
+        'serial': serial,
         **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
         'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
         'e2e_setup': {

@@ -21,9 +21,9 @@ from fabrik_ros.kinematics.arm_ik import (
 )
 from fabrik_ros.kinematics.batch import solve_batch
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.constraints import Hinge2D
 from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.constraints import Hinge2D
 from fabrik_ros.kinematics.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm

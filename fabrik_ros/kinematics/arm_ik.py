@@ -112,8 +112,9 @@ def _plane(yaw_rad: float, target: Vec3) -> Plane:
 
 
 def plane_coordinates(yaw_rad: Scalar, x: Scalar, y: Scalar, z: Scalar) -> tuple[Scalar, Scalar]:
-    """Return a target's (along + i z) coordinates in the plane at ``yaw_rad`` and its distance
-    off the plane [m] (for one target or arrays of them).
+    """Return a target's in-plane coordinates (along + i z) and its distance off the plane [m].
+
+    The plane is the arm's vertical plane at ``yaw_rad``; one target or arrays of them.
     """
     heading = rotation(yaw_rad)
     along = x * heading.real + y * heading.imag

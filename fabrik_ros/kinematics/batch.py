@@ -8,6 +8,7 @@ only keeps the per-row bookkeeping: which targets are still open, which attempt 
 (:class:`BatchAttempts`, the ranking of attempts.py), and the work each took.
 """
 
+from collections.abc import Callable
 import math
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from fabrik_ros.kinematics.closed_form import CANDIDATE_STEPS, fits, triangle_an
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.joint import JointKind
+from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.results import BatchIkResult
 
@@ -43,34 +45,50 @@ def solve_batch(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None = None
     seeds = None if seeds is None else checked_seeds(arm, seeds, len(targets))
     preferred = None if seeds is None else seeds[:, 0]
     first = solve_plane(arm, targets, first_yaws(arm, targets, preferred), seeds, True)
-    angles, error, iterations = first.angles, first.error, first.iterations
-    rows = np.flatnonzero(error > arm.options.tolerance_m)
+    rows = np.flatnonzero(first.error > arm.options.tolerance_m)
     if rows.size:
-        yaws = candidate_yaws(arm, targets[rows], None if seeds is None else preferred[rows])
-        for column in range(1, yaws.shape[1]):
-            bound = plane_bound(arm.planar.chain, targets[rows], yaws[:, column])
-            todo = np.flatnonzero((error[rows] > arm.options.tolerance_m)
-                                  & (bound < error[rows]))
-            if todo.size == 0:
-                continue
-            picked = rows[todo]
-            solved = solve_plane(arm, targets[picked], yaws[todo, column],
-                                 None if seeds is None else seeds[picked], False)
-            iterations[picked] += solved.iterations
-            better = solved.error < error[picked]
-            angles[picked[better]] = solved.angles[better]
-            error[picked[better]] = solved.error[better]
-    positions = tool_points(arm, angles)
+        other_planes(arm, targets, seeds, rows, first)
+    positions = tool_points(arm, first.angles, first.tip)
     error = distances(positions, targets)
-    return BatchIkResult(angles, positions, error <= arm.options.tolerance_m, error, iterations)
+    return BatchIkResult(first.angles, positions, error <= arm.options.tolerance_m, error,
+                         first.iterations)
+
+
+def other_planes(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None, rows: np.ndarray,
+                 answers: 'PlaneAnswers') -> None:
+    """Solve ``rows`` in their further candidate planes, as best_answer does; update answers.
+
+    A plane is skipped where its bound is no better than the row's answer, and a row leaves
+    once it is reached.
+    """
+    yaws = candidate_yaws(arm, targets[rows], None if seeds is None else seeds[rows, 0])
+    for column in range(1, yaws.shape[1]):
+        error = answers.error[rows]
+        bound = plane_bound(arm.planar.chain, targets[rows], yaws[:, column])
+        todo = np.flatnonzero((error > arm.options.tolerance_m) & (bound < error))
+        if todo.size == 0:
+            continue
+        picked = rows[todo]
+        solved = solve_plane(arm, targets[picked], yaws[todo, column],
+                             None if seeds is None else seeds[picked], False)
+        answers.iterations[picked] += solved.iterations
+        better = solved.error < answers.error[picked]
+        answers.angles[picked[better]] = solved.angles[better]
+        answers.error[picked[better]] = solved.error[better]
+        answers.tip[picked[better]] = np.nan
 
 
 class PlaneAnswers:
-    """Answers of one yaw plane: (M, n_joints) angles, 3D residuals [m] and iterations."""
+    """Answers of one yaw plane: (M, n_joints) angles, 3D residuals [m] and iterations.
 
-    def __init__(self, angles: np.ndarray, error: np.ndarray, iterations: np.ndarray) -> None:
+    ``tip`` holds the in-plane tool point of closed-form answers (their forward kinematics,
+    known already) and NaN for the others.
+    """
+
+    def __init__(self, angles: np.ndarray, error: np.ndarray, iterations: np.ndarray,
+                 tip: np.ndarray) -> None:
         """Keep the arrays."""
-        self.angles, self.error, self.iterations = angles, error, iterations
+        self.angles, self.error, self.iterations, self.tip = angles, error, iterations, tip
 
 
 def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndarray | None,
@@ -81,11 +99,13 @@ def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndar
     side = bend_side(options.bend, goal - planar.chain.base)
     pitch = np.zeros((len(targets), len(planar.chain.lengths)))
     in_plane = np.full(len(targets), np.inf)
+    tip = np.full(len(targets), np.nan, dtype=complex)
     open_rows = np.arange(len(targets))
     iterations = np.zeros(len(targets), dtype=int)
     if first and seeds is None:
-        found, pitch[:], in_plane[:] = batch_closed_form(planar, goal, off_plane, side,
-                                                         options.tolerance_m)
+        found, pitch[:], tips = batch_closed_form(planar, goal, off_plane, side,
+                                                  options.tolerance_m)
+        tip[found], in_plane[found] = tips[found], np.abs(tips[found] - goal[found])
         open_rows = np.flatnonzero(~found)
     if open_rows.size:
         seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
@@ -94,13 +114,13 @@ def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndar
         in_plane[open_rows] = attempts.error
         iterations[open_rows] = attempts.iterations
     angles = assemble(arm, yaw, pitch, seeds)
-    return PlaneAnswers(angles, np.hypot(in_plane, off_plane), iterations)
+    return PlaneAnswers(angles, np.hypot(in_plane, off_plane), iterations, tip)
 
 
 def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray,
                       side: np.ndarray, tolerance_m: float
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return which targets a closed-form pose answers, the pitch angles and in-plane error.
+    """Return which targets a closed-form pose answers, the pitch angles and the tool points.
 
     The rows of :func:`closed_form.closed_form`: the even arc, then (three bones) the tool
     triangles in candidate order, the first that fits per row.
@@ -115,11 +135,12 @@ def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray
     pitch = np.stack(np.broadcast_arrays(*arc), axis=1)
     left = np.flatnonzero(usable & ~found)
     if len(planar.chain.lengths) == 3 and left.size:
-        tri, good, tri_tip = triangle_pick(planar, goal[left], sum(arc)[left], first_side[left],
+        tool = np.asarray(sum(arc))
+        tri, good, tri_tip = triangle_pick(planar, goal[left], tool[left], first_side[left],
                                            side[left], in_plane[left])
         pitch[left[good]], tip[left[good]] = tri[good], tri_tip[good]
         found[left[good]] = True
-    return found, pitch, np.abs(tip - goal)
+    return found, pitch, tip
 
 
 def triangle_pick(planar: PlanarArm, goal: np.ndarray, tool: np.ndarray, first: np.ndarray,
@@ -154,7 +175,7 @@ def triangle_pick(planar: PlanarArm, goal: np.ndarray, tool: np.ndarray, first: 
 
 
 def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
-                 seed_points: list[np.ndarray] | None, options) -> BatchAttempts:
+                 seed_points: list[np.ndarray] | None, options: SolverOptions) -> BatchAttempts:
     """Run the single-target solver's FABRIK attempts, each on the rows still open.
 
     Starts, in order: the seed, the arc bent to the wanted side (the seed's, else up), the arc
@@ -167,9 +188,11 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
         seeded = side_of(seed_points)
         first = np.where(side != 0, side, np.where(seeded != 0, seeded, first))
         attempts.run(np.arange(len(goal)), seed_points)
-    for make in (lambda rows: planar.arc_start(goal[rows], first[rows]),
-                 lambda rows: planar.arc_start(goal[rows], -first[rows]),
-                 lambda rows: planar.grid_start(goal[rows])):
+    starts: tuple[Callable[[np.ndarray], list[np.ndarray]], ...] = (
+        lambda rows: planar.arc_start(goal[rows], first[rows]),
+        lambda rows: planar.arc_start(goal[rows], -first[rows]),
+        lambda rows: planar.grid_start(goal[rows]))
+    for make in starts:
         rows = attempts.open_rows()
         if rows.size == 0:
             return attempts
@@ -243,19 +266,27 @@ def assemble(arm: 'Arm', yaw: np.ndarray, pitch: np.ndarray,
     return angles
 
 
-def tool_points(arm: 'Arm', angles: np.ndarray) -> np.ndarray:
-    """Return (N, 3) tool points for (N, n_joints) angles: Arm.fk's last row, per row."""
-    pitch = [angles[:, i] for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]
-    tip = np.broadcast_to(planar_points(arm.planar.chain, pitch)[-1], len(angles))
-    has_yaw = bool(arm.joints) and arm.joints[0].kind is JointKind.YAW
-    yaw = angles[:, 0] if has_yaw else np.zeros(len(angles))
-    return np.stack([tip.real * np.cos(yaw), tip.real * np.sin(yaw), tip.imag], axis=1)
+def tool_points(arm: 'Arm', angles: np.ndarray, tip: np.ndarray) -> np.ndarray:
+    """Return (N, 3) tool points of (N, n_joints) angles: Arm.fk's last row, per row.
+
+    Where ``tip`` (the in-plane tool point of a closed-form answer) is known, it is used as
+    the single solver uses it; elsewhere (NaN) the planar chain's forward kinematics runs.
+    """
+    unknown = np.flatnonzero(np.isnan(tip))
+    if unknown.size:
+        pitch = [angles[unknown, i] for i, j in enumerate(arm.joints)
+                 if j.kind is JointKind.PITCH]
+        tip = tip.copy()
+        tip[unknown] = planar_points(arm.planar.chain, pitch)[-1]
+    has_yaw = arm.joints[0].kind is JointKind.YAW
+    heading = rotation(angles[:, 0]) if has_yaw else np.ones(len(angles), dtype=complex)
+    return np.stack([tip.real * heading.real, tip.real * heading.imag, tip.imag], axis=1)
 
 
 def distances(points: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """Return row-wise distances of (N, 3) arrays without overflow for huge coordinates."""
     offset = points - targets
-    return np.hypot(np.hypot(offset[:, 0], offset[:, 1]), offset[:, 2])
+    return np.asarray(np.hypot(np.hypot(offset[:, 0], offset[:, 1]), offset[:, 2]))
 
 
 def checked_targets(targets: np.ndarray) -> np.ndarray:
@@ -279,4 +310,4 @@ def checked_seeds(arm: 'Arm', seeds: np.ndarray, count: int) -> np.ndarray:
         raise TargetError(f'seeds[{bad}] = {seeds[bad].tolist()!r}, must be finite')
     low = np.array([j.min_rad for j in arm.joints])
     high = np.array([j.max_rad for j in arm.joints])
-    return np.clip(seeds, low, high)
+    return np.asarray(np.clip(seeds, low, high))

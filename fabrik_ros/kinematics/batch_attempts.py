@@ -1,5 +1,7 @@
 """attempts.Attempts for many planar targets: FABRIK attempts on the open rows, ranked alike."""
 
+from typing import Any
+
 import numpy as np
 
 from fabrik_ros.kinematics.arm_ik import SWEEP_ITERATIONS
@@ -53,7 +55,7 @@ class BatchAttempts:
 
     def still_open(self, rows: np.ndarray) -> np.ndarray:
         """Return, for each of ``rows``, True while its best answer is not settled."""
-        return ~(self.reached[rows] & ~self.wrong_side[rows])
+        return np.asarray(~(self.reached[rows] & ~self.wrong_side[rows]))
 
     def run(self, rows: np.ndarray, starts: Rows, *, tips: np.ndarray | None = None,
             swept: bool = False) -> np.ndarray:
@@ -139,7 +141,7 @@ def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: S
     return best_points, best_directions, best_error, iterations
 
 
-def _settled(passed: tuple[list, list], count: int) -> tuple[Rows, Rows]:
+def _settled(passed: tuple[list[Any], list[Any]], count: int) -> tuple[Rows, Rows]:
     """Return a backward pass's points and directions as full arrays (the base is one value)."""
     points, directions = passed
     return ([np.array(np.broadcast_to(p, count), dtype=complex) for p in points],

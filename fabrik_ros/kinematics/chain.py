@@ -8,7 +8,7 @@ import cmath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from fabrik_ros.kinematics.constraints import Constraint, FREE, Free, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.elementwise import phase, rotation, Scalar
@@ -30,7 +30,7 @@ class Chain(Generic[P]):
     base: P
     base_direction: P
     lengths: tuple[float, ...]
-    constraints: tuple[Constraint, ...]
+    constraints: tuple[Constraint[Any], ...]
     total_length: float = field(init=False)
     unconstrained: bool = field(init=False)
 

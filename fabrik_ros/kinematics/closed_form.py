@@ -12,6 +12,8 @@ in the same order (one value, or arrays with a row per target).
 from collections.abc import Iterator
 import math
 
+import numpy as np
+
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, wrap
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
@@ -70,7 +72,7 @@ def triangle_angles(chain: Chain[complex], target: Scalar, tool_rad: Scalar,
 
 
 def fits(planar: PlanarArm, angles_rad: list[Scalar], target: Scalar, side: Scalar,
-         tolerance_m: float) -> tuple[Scalar, Scalar]:
+         tolerance_m: Scalar) -> tuple[Scalar, Scalar]:
     """Return whether a pose is in limits, on ``side`` and on target, and its tip [m].
 
     Given arrays, answer with a bool and a tip per row.
@@ -79,7 +81,7 @@ def fits(planar: PlanarArm, angles_rad: list[Scalar], target: Scalar, side: Scal
     """
     points = planar.points(angles_rad)
     good = within(planar.chain, angles_rad) & (abs(points[-1] - target) <= tolerance_m)
-    if isinstance(side, int) and side == 0:
+    if not (side.any() if isinstance(side, np.ndarray) else side):
         return good, points[-1]
     return good & ((side == 0) | (side_of(points) != -side)), points[-1]
 

@@ -9,6 +9,7 @@ numpy array of them (one per target), so the batch solver applies the very same 
 """
 
 import cmath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
@@ -177,7 +178,8 @@ class Hinge3D:
         """Return ``direction`` in the hinge plane with ``reference`` in range from it."""
         return self._apply(direction, reference, self._planar.limit_reverse)
 
-    def _apply(self, direction: Vec3, reference: Vec3, planar_limit) -> Vec3:
+    def _apply(self, direction: Vec3, reference: Vec3,
+               planar_limit: Callable[[complex, complex], complex]) -> Vec3:
         """Express both vectors in the hinge plane, limit there, and map back to 3D."""
         e1 = _in_plane(reference, self.axis)
         if e1 is None:
@@ -185,7 +187,7 @@ class Hinge3D:
         e2 = self.axis.cross(e1)
         wanted = complex(direction.dot(e1), direction.dot(e2))
         wanted = wanted / abs(wanted) if abs(wanted) > 1e-12 else 1 + 0j
-        limited = planar_limit(wanted, 1 + 0j)
+        limited = complex(planar_limit(wanted, 1 + 0j))
         return e1 * limited.real + e2 * limited.imag
 
 

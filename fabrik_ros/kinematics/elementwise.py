@@ -9,29 +9,28 @@ helpers, which pick the scalar or the array form of each operation from the argu
 import bisect
 import cmath
 import math
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-T = TypeVar('T')
 TINY = 1e-12
 
 Scalar = Any
 """A float, a complex, a Vec3, or a numpy array of floats or complex numbers (one per row)."""
 
 
-def pick(condition: Scalar, when_true: T, when_false: T) -> T:
+def pick(condition: Scalar, when_true: Scalar, when_false: Scalar) -> Scalar:
     """Return ``when_true`` where ``condition`` holds, else ``when_false`` (row-wise for arrays).
 
     >>> pick(True, 1.0, 2.0), pick(np.array([True, False]), 1.0, 2.0).tolist()
     (1.0, [1.0, 2.0])
     """
     if isinstance(condition, np.ndarray):
-        return np.where(condition, when_true, when_false)  # type: ignore[no-any-return]
+        return np.where(condition, when_true, when_false)
     return when_true if condition else when_false
 
 
-def unit_or(vector: T, fallback: T) -> T:
+def unit_or(vector: Scalar, fallback: Scalar) -> Scalar:
     """Return ``vector`` scaled to unit length, or ``fallback`` where it has no length.
 
     >>> unit_or(3 + 4j, 1 + 0j)
@@ -39,12 +38,11 @@ def unit_or(vector: T, fallback: T) -> T:
     >>> unit_or(0j, 1j)
     1j
     """
-    length = abs(vector)  # type: ignore[arg-type]
+    length = abs(vector)
     if isinstance(length, np.ndarray):
         usable = length > TINY
-        return np.where(usable, vector / np.where(usable, length, 1.0),  # type: ignore[operator]
-                        fallback)  # type: ignore[return-value]
-    return vector / length if length > TINY else fallback  # type: ignore[operator,no-any-return]
+        return np.where(usable, vector / np.where(usable, length, 1.0), fallback)
+    return vector / length if length > TINY else fallback
 
 
 def rotation(angle_rad: Scalar) -> Scalar:
@@ -100,10 +98,10 @@ def arccos(value: Scalar) -> Scalar:
     return math.acos(min(1.0, max(-1.0, value)))
 
 
-def wrap(angle_rad: T) -> T:
+def wrap(angle_rad: Scalar) -> Scalar:
     """Return angle(s) wrapped into [-pi, pi).
 
     >>> round(wrap(3 * math.pi / 2), 6)
     -1.570796
     """
-    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi  # type: ignore[operator,no-any-return]
+    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi

@@ -11,7 +11,9 @@ point an array with a row per target): the batch solver runs these very function
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.elementwise import pick, Scalar, unit_or
@@ -21,10 +23,12 @@ from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)
+Q = TypeVar('Q', complex, Vec3, np.ndarray)
+"""A point of one pose, or (planar chains) an array of points, one per target."""
 STALLS = 2
 
-def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
-                 tip_direction: P | None) -> list[P]:
+def forward_pass(chain: Chain[Any], points: Sequence[Q], target: Q,
+                 tip_direction: Q | None) -> list[Q]:
     """Pin the tip on the target and place each joint inward along its old bone (stage 1).
 
     Joint i+1's range is applied in reverse as bone i is placed, the outer bone being known.
@@ -47,8 +51,8 @@ def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
     return placed
 
 
-def backward_pass(chain: Chain[P], points: Sequence[P],
-                  tip_direction: P | None) -> tuple[list[P], list[P]]:
+def backward_pass(chain: Chain[Any], points: Sequence[Q],
+                  tip_direction: Q | None) -> tuple[list[Q], list[Q]]:
     """Pin the root on the base and place each joint outward within its range (stage 2).
 
     :return: the new joint positions and the bone directions, base bone first
@@ -80,8 +84,8 @@ def check_finite(name: str, value: complex | Vec3) -> None:
 class _Best:
     """The best pose seen during one solve (kept, since constrained passes can overshoot)."""
 
-    points: list
-    directions: list
+    points: list[Any]
+    directions: list[Any]
     error_m: float
     stalls: int = field(default=0)
 
@@ -154,7 +158,7 @@ class FabrikSolver:
                              reason)
 
 
-def _record(best: _Best, points: list, directions: list, error_m: float,
+def _record(best: _Best, points: list[Any], directions: list[Any], error_m: float,
             options: SolverOptions) -> bool:
     """Keep the pose if it is the best so far; return True when the solve has stalled."""
     improved, best.stalls = progress(best.error_m, error_m, best.stalls,

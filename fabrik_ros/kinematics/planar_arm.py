@@ -145,7 +145,7 @@ class PlanarArm:
         column = (np.clip(offset.real, 0.0, 2.0 * reach) * scale).astype(int)
         row = (np.clip(offset.imag, 0.0, 2.0 * reach) * scale).astype(int)
         column, row = np.minimum(column, _CELLS - 1), np.minimum(row, _CELLS - 1)
-        return row * _CELLS + column
+        return np.asarray(row * _CELLS + column)
 
     def _cell_centres(self) -> np.ndarray:
         reach = self.chain.total_length

@@ -34,7 +34,8 @@ def test_fk_sampled_targets_are_reached_within_limits(any_arm: Arm, data):
     assert result.residual_m < 1e-3
     assert_within_limits(any_arm, result.angles_rad)
     assert np.allclose(tool_points(any_arm, result.angles_rad[None])[0], result.position_m)
-    assert np.linalg.norm(result.position_m - target) == pytest.approx(result.residual_m, abs=1e-12)
+    assert np.linalg.norm(result.position_m - target) == pytest.approx(result.residual_m,
+                                                                        abs=1e-12)
 
 
 COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(allow_nan=False, allow_infinity=False))
@@ -96,7 +97,8 @@ def test_target_behind_the_base_is_reached_over_the_top(arm_4dof: Arm, target):
     assert_within_limits(arm_4dof, result.angles_rad)
     facing = math.atan2(-target[1], -target[0])
     assert result.angles_rad[0] == pytest.approx(facing, abs=1e-9)
-    assert arm_4dof.fk(result.angles_rad)[2, 0] * target[0] <= 0.0 or result.angles_rad[1] > math.pi / 2
+    elbow_x = arm_4dof.fk(result.angles_rad)[2, 0]
+    assert elbow_x * target[0] <= 0.0 or result.angles_rad[1] > math.pi / 2
 
 
 def test_wide_yaw_arm_faces_the_target_unless_the_seed_faces_away():
