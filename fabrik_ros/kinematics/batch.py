@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import bend_side, SWEEP_DIRECTIONS, SWEEP_HALVINGS
+from fabrik_ros.kinematics.arm_ik import (
+    ArmIk,
+    bend_side,
+    PlanarAnswer,
+    Plane,
+    SWEEP_DIRECTIONS,
+    SWEEP_HALVINGS,
+)
 from fabrik_ros.kinematics.attempts import sweep_directions
 from fabrik_ros.kinematics.batch_attempts import BatchAttempts
 from fabrik_ros.kinematics.batch_planes import (
@@ -27,12 +34,15 @@ from fabrik_ros.kinematics.chain import planar_points
 from fabrik_ros.kinematics.closed_form import CANDIDATE_STEPS, fits, triangle_angles
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.fabrik import FabrikSolver
 from fabrik_ros.kinematics.joint import JointKind
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.results import BatchIkResult
 
 TRIANGLE_CHUNK = 8
+SCALAR_ROWS = 8
+"""Rows left for FABRIK up to which the single solver runs them one by one (no numpy cost)."""
 
 if TYPE_CHECKING:
     from fabrik_ros.kinematics.arm import Arm
@@ -107,14 +117,28 @@ def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndar
                                                   options.tolerance_m)
         tip[found], in_plane[found] = tips[found], np.abs(tips[found] - goal[found])
         open_rows = np.flatnonzero(~found)
-    if open_rows.size:
-        seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
+    seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
+    if 0 < open_rows.size <= SCALAR_ROWS:
+        for index, row in enumerate(open_rows):
+            answer = _single(arm, goal[row], side[row], seed_points, index)
+            pitch[row] = planar.angles(answer.solution.directions)
+            in_plane[row], iterations[row] = answer.solution.error_m, answer.iterations
+    elif open_rows.size:
         attempts = solve_planar(planar, goal[open_rows], side[open_rows], seed_points, options)
         pitch[open_rows] = np.stack(planar.angles(attempts.directions), axis=1)
         in_plane[open_rows] = attempts.error
         iterations[open_rows] = attempts.iterations
     angles = assemble(arm, yaw, pitch, seeds)
     return PlaneAnswers(angles, np.hypot(in_plane, off_plane), iterations, tip)
+
+
+def _single(arm: 'Arm', goal: complex, side: int, seed_points: list[np.ndarray] | None,
+            index: int) -> PlanarAnswer:
+    """Run ArmIk.solve_plane on one row: for a few rows, cheaper than numpy, same steps."""
+    seed = None if seed_points is None else [complex(p[index]) for p in seed_points]
+    ik = ArmIk(arm.planar, FabrikSolver(arm.options))
+    return ik.solve_plane(Plane(0.0, complex(goal), 0.0), seed_points=seed, side=int(side),
+                          tip_direction=None)
 
 
 def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray,

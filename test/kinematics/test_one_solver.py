@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabrik_ros.kinematics import Arm, FabrikSolver, TargetError
+from fabrik_ros.kinematics import Arm, batch, FabrikSolver, TargetError
 from fabrik_ros.kinematics.batch_attempts import iterate
 from fabrik_ros.kinematics.fabrik import backward_pass, forward_pass
 from fabrik_ros.kinematics.planar_arm import up_side
@@ -90,3 +90,18 @@ def test_batch_rejects_seeds_of_the_wrong_shape_or_not_finite(arm_4dof: Arm, see
     with pytest.raises(TargetError) as raised:
         arm_4dof.ik_batch([[0.15, 0.0, 0.1]], seeds)
     assert 'seeds' in str(raised.value)
+
+
+def test_vectorised_fabrik_rows_take_the_single_solvers_steps(any_arm: Arm, monkeypatch):
+    """With every open row on the numpy path (none handed to the single solver one by one)."""
+    monkeypatch.setattr(batch, 'SCALAR_ROWS', 0)
+    rng = np.random.default_rng(6)
+    reachable = tool_points(any_arm, in_limit_angles(any_arm, 300, seed=7))
+    targets = np.concatenate([reachable, rng.uniform(-0.4, 0.4, size=(40, 3))])
+    out = any_arm.ik_batch(targets)
+    for row, target in enumerate(targets):
+        single = any_arm.ik(target)
+        assert single.residual_m == pytest.approx(out.residual_m[row], abs=1e-9)
+        if single.reached:
+            assert single.iterations == out.iterations[row]
+            assert np.allclose(single.angles_rad, out.angles_rad[row], rtol=0.0, atol=1e-9)
