@@ -23,7 +23,7 @@ from fabrik_ros.kinematics.arm_ik import (
     SWEEP_HALVINGS,
 )
 from fabrik_ros.kinematics.attempts import sweep_directions
-from fabrik_ros.kinematics.batch_attempts import BatchAttempts
+from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS
 from fabrik_ros.kinematics.batch_planes import (
     candidate_yaws,
     first_yaws,
@@ -41,8 +41,6 @@ from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.results import BatchIkResult
 
 TRIANGLE_CHUNK = 8
-SCALAR_ROWS = 8
-"""Rows left for FABRIK up to which the single solver runs them one by one (no numpy cost)."""
 
 if TYPE_CHECKING:
     from fabrik_ros.kinematics.arm import Arm

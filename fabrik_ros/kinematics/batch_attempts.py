@@ -6,10 +6,19 @@ import numpy as np
 
 from fabrik_ros.kinematics.arm_ik import SWEEP_ITERATIONS
 from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.fabrik import backward_pass, forward_pass, progress, STALLS
+from fabrik_ros.kinematics.fabrik import (
+    backward_pass,
+    BestPose,
+    forward_pass,
+    iterate_from,
+    progress,
+    STALLS,
+)
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
 
+SCALAR_ROWS = 8
+"""Rows left iterating up to which the single solver's loop finishes them (no numpy cost)."""
 Rows = list[np.ndarray]
 """A pose per row: one complex array per joint position (or bone direction), a row per target."""
 
@@ -122,7 +131,7 @@ def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: S
     iterations = np.zeros(count, dtype=int)
     active = np.flatnonzero(best_error > options.tolerance_m)
     for _ in range(cap):
-        if active.size == 0:
+        if active.size <= SCALAR_ROWS:
             break
         iterations[active] += 1
         tip = None if tips is None else tips[active]
@@ -138,7 +147,37 @@ def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: S
         for saved, new in zip(points, moved, strict=True):
             saved[active] = new
         active = active[(best_error[active] > options.tolerance_m) & (stalls[active] < STALLS)]
+    state = _Rows(points, best_points, best_directions, best_error, stalls, iterations)
+    for row in active[iterations[active] < cap]:
+        _finish_row(chain, targets[row], state, row, options,
+                    None if tips is None else complex(tips[row]), cap)
     return best_points, best_directions, best_error, iterations
+
+
+class _Rows:
+    """The per-row state of :func:`iterate`: current poses, best poses, stalls, work."""
+
+    def __init__(self, points: Rows, best_points: Rows, best_directions: Rows,
+                 best_error: np.ndarray, stalls: np.ndarray, iterations: np.ndarray) -> None:
+        """Keep the arrays (updated in place)."""
+        self.points, self.best_points, self.best_directions = points, best_points, best_directions
+        self.best_error, self.stalls, self.iterations = best_error, stalls, iterations
+
+
+def _finish_row(chain: Chain[complex], target: complex, state: _Rows, row: int,
+                options: SolverOptions, tip: complex | None, cap: int) -> None:
+    """Run one row's remaining pass pairs with the single solver's loop (fabrik.iterate_from)."""
+    best = BestPose([complex(p[row]) for p in state.best_points],
+                    [complex(d[row]) for d in state.best_directions],
+                    float(state.best_error[row]), int(state.stalls[row]))
+    points = [complex(p[row]) for p in state.points]
+    state.iterations[row], _ = iterate_from(chain, complex(target), points, best, options,
+                                            tip_direction=tip,
+                                            iterations=int(state.iterations[row]), cap=cap)
+    for saved, value in zip(state.best_points + state.best_directions,
+                            best.points + best.directions, strict=True):
+        saved[row] = value
+    state.best_error[row] = best.error_m
 
 
 def _settled(passed: tuple[list[Any], list[Any]], count: int) -> tuple[Rows, Rows]:

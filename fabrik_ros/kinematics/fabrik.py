@@ -81,8 +81,11 @@ def check_finite(name: str, value: complex | Vec3) -> None:
 
 
 @dataclass
-class _Best:
-    """The best pose seen during one solve (kept, since constrained passes can overshoot)."""
+class BestPose:
+    """The best pose seen during one solve (kept, since constrained passes can overshoot).
+
+    ``stalls`` counts the pass pairs in a row that did not improve enough (see :func:`progress`).
+    """
 
     points: list[Any]
     directions: list[Any]
@@ -141,16 +144,10 @@ class FabrikSolver:
         """Run pass pairs until reached, stalled or capped; return the best pose seen."""
         options = self.options
         points, directions = backward_pass(chain, points, tip_direction)
-        best = _Best(points, directions, abs(points[-1] - target))
-        iterations = 0
-        reason = StopReason.CAP
-        while best.error_m > options.tolerance_m and iterations < options.max_iterations:
-            iterations += 1
-            points = forward_pass(chain, points, target, tip_direction)
-            points, directions = backward_pass(chain, points, tip_direction)
-            if _record(best, points, directions, abs(points[-1] - target), options):
-                reason = StopReason.STALLED
-                break
+        best = BestPose(points, directions, abs(points[-1] - target))
+        iterations, reason = iterate_from(chain, target, points, best, options,
+                                          tip_direction=tip_direction, iterations=0,
+                                          cap=options.max_iterations)
         if best.error_m <= options.tolerance_m:
             reason = StopReason.REACHED
         return ChainSolution(tuple(best.points), tuple(best.directions),
@@ -158,7 +155,26 @@ class FabrikSolver:
                              reason)
 
 
-def _record(best: _Best, points: list[Any], directions: list[Any], error_m: float,
+def iterate_from(chain: Chain[Any], target: Q, points: list[Q], best: BestPose,
+                 options: SolverOptions, *, tip_direction: Q | None, iterations: int,
+                 cap: int) -> tuple[int, StopReason]:
+    """Run pass pairs from ``points`` until reached, stalled or ``cap``; update ``best``.
+
+    The loop of every FABRIK attempt; the batch solver also finishes its last few rows with it.
+
+    :param iterations: pass pairs already spent on this attempt
+    :return: the pass pairs spent in all, and CAP or STALLED (REACHED is the caller's to tell)
+    """
+    while best.error_m > options.tolerance_m and iterations < cap:
+        iterations += 1
+        points = forward_pass(chain, points, target, tip_direction)
+        points, directions = backward_pass(chain, points, tip_direction)
+        if _record(best, points, directions, abs(points[-1] - target), options):
+            return iterations, StopReason.STALLED
+    return iterations, StopReason.CAP
+
+
+def _record(best: BestPose, points: list[Any], directions: list[Any], error_m: float,
             options: SolverOptions) -> bool:
     """Keep the pose if it is the best so far; return True when the solve has stalled."""
     improved, best.stalls = progress(best.error_m, error_m, best.stalls,

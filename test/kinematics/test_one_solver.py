@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabrik_ros.kinematics import Arm, batch, FabrikSolver, TargetError
+from fabrik_ros.kinematics import Arm, batch, batch_attempts, FabrikSolver, TargetError
 from fabrik_ros.kinematics.batch_attempts import iterate
 from fabrik_ros.kinematics.fabrik import backward_pass, forward_pass
 from fabrik_ros.kinematics.planar_arm import up_side
@@ -46,7 +46,10 @@ def test_passes_on_arrays_equal_the_passes_on_each_row(any_arm: Arm):
         assert np.allclose(turned, row_of(directions, row), rtol=0.0, atol=1e-12)
 
 
-def test_batch_iterations_stop_where_the_single_solver_stops(any_arm: Arm):
+@pytest.mark.parametrize('handed_over', [0, 8], ids=['numpy-only', 'last-rows-single'])
+def test_batch_iterations_stop_where_the_single_solver_stops(any_arm: Arm, monkeypatch,
+                                                             handed_over: int):
+    monkeypatch.setattr(batch_attempts, 'SCALAR_ROWS', handed_over)
     planar, options = any_arm.planar, any_arm.options
     targets = planar_targets(any_arm, 150, seed=2)
     starts = planar.arc_start(targets, -up_side(targets - planar.chain.base))
@@ -95,6 +98,7 @@ def test_batch_rejects_seeds_of_the_wrong_shape_or_not_finite(arm_4dof: Arm, see
 def test_vectorised_fabrik_rows_take_the_single_solvers_steps(any_arm: Arm, monkeypatch):
     """With every open row on the numpy path (none handed to the single solver one by one)."""
     monkeypatch.setattr(batch, 'SCALAR_ROWS', 0)
+    monkeypatch.setattr(batch_attempts, 'SCALAR_ROWS', 0)
     rng = np.random.default_rng(6)
     reachable = tool_points(any_arm, in_limit_angles(any_arm, 300, seed=7))
     targets = np.concatenate([reachable, rng.uniform(-0.4, 0.4, size=(40, 3))])
