@@ -178,8 +178,9 @@ class ArmIk:
               pole: Vec3 | None) -> tuple[Plane, list[float], complex] | None:
         """Return the first plane, pitch angles [rad] and tip answering in closed form, or None.
 
-        Most targets are met by a closed-form pose in the first candidate plane
-        (:func:`closed_form.closed_form`); None means the full search must run.
+        Most targets are met by a closed-form pose in the first candidate plane, and targets
+        beyond reach get the stretched pose that comes closest (:func:`closed_form.closed_form`);
+        None means the full search must run.
         """
         plane = first_plane(yaw, target)
         tolerance = self.solver.options.tolerance_m

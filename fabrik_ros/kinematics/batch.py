@@ -31,7 +31,13 @@ from fabrik_ros.kinematics.batch_planes import (
     planes_of,
 )
 from fabrik_ros.kinematics.chain import planar_points
-from fabrik_ros.kinematics.closed_form import CANDIDATE_STEPS, fits, triangle_angles
+from fabrik_ros.kinematics.closed_form import (
+    CANDIDATE_STEPS,
+    fits,
+    stretched,
+    triangle_angles,
+    within,
+)
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
@@ -53,7 +59,7 @@ def solve_batch(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None = None
     seeds = None if seeds is None else checked_seeds(arm, seeds, len(targets))
     preferred = None if seeds is None else seeds[:, 0]
     first = solve_plane(arm, targets, first_yaws(arm, targets, preferred), seeds, True)
-    rows = np.flatnonzero(first.error > arm.options.tolerance_m)
+    rows = np.flatnonzero((first.error > arm.options.tolerance_m) & np.isnan(first.tip))
     if rows.size:
         other_planes(arm, targets, seeds, rows, first)
     positions = tool_points(arm, first.angles, first.tip)
@@ -145,7 +151,8 @@ def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray
     """Return which targets a closed-form pose answers, the pitch angles and the tool points.
 
     The rows of :func:`closed_form.closed_form`: the even arc, then (three bones) the tool
-    triangles in candidate order, the first that fits per row.
+    triangles in candidate order, the first that fits per row; beyond reach, the stretched
+    pose where the limits allow it.
     """
     in_plane = np.sqrt(tolerance_m ** 2 - np.minimum(off_plane, tolerance_m) ** 2)
     usable = (off_plane < tolerance_m) & (
@@ -162,6 +169,14 @@ def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray
                                            side[left], in_plane[left])
         pitch[left[good]], tip[left[good]] = tri[good], tri_tip[good]
         found[left[good]] = True
+    far = np.flatnonzero((off_plane < tolerance_m) & ~usable)
+    if far.size:
+        found_far = stretched(planar, goal[far])
+        assert found_far is not None  # arrays always come back, checked row by row below
+        straight, straight_tip = found_far
+        fit = within(planar.chain, straight)
+        pitch[far[fit]] = np.stack(np.broadcast_arrays(*straight), axis=1)[fit]
+        tip[far[fit]], found[far[fit]] = straight_tip[fit], True
     return found, pitch, tip
 
 

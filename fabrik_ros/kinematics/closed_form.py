@@ -90,11 +90,14 @@ def closed_form(planar: PlanarArm, target: complex, side: int,
                 tolerance_m: float) -> tuple[list[float], complex] | None:
     """Return the first closed-form pose that fits and its tip, or None (FABRIK must search).
 
+    A target beyond the chain's reach gets the chain stretched toward it when the limits allow
+    (:func:`stretched`): no pose comes closer.
+
     :param side: the wanted elbow side (0: either; the arc then bends up, as FABRIK's first
         start does)
     """
     if abs(target - planar.chain.base) > planar.chain.total_length + tolerance_m:
-        return None
+        return stretched(planar, target)
     first = side or up_side(target - planar.chain.base)
     angles = planar.arc_angles(target, first)
     good, tip = fits(planar, angles, target, side, tolerance_m)
@@ -109,3 +112,19 @@ def closed_form(planar: PlanarArm, target: complex, side: int,
             if good:
                 return angles, tip
     return None
+
+
+def stretched(planar: PlanarArm, target: Scalar) -> tuple[list[Scalar], Scalar] | None:
+    """Return the chain stretched straight toward ``target`` and its tip, if within limits.
+
+    Every tip lies within the chain's length of its base, so for a target beyond that reach
+    the straight pose pointing at it is the closest any pose gets. Given arrays, return the
+    poses for every row (check :func:`within` per row; None is for a single target only).
+    """
+    chain = planar.chain
+    first = phase((target - chain.base) * chain.base_direction.conjugate())
+    angles = [first] + [0.0 * first] * (len(chain.lengths) - 1)
+    usable = within(chain, angles)
+    if not isinstance(usable, np.ndarray) and not usable:
+        return None
+    return angles, planar.points(angles)[-1]

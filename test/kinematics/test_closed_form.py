@@ -8,7 +8,7 @@ import pytest
 from fabrik_ros.kinematics import Arm, StopReason
 from fabrik_ros.kinematics.closed_form import closed_form, triangle_angles, within
 from fabrik_ros.kinematics.planar_arm import side_of
-from test.kinematics.reference import tool_points
+from test.kinematics.reference import closest_distances, tool_points
 
 
 def in_plane_targets(arm: Arm, count: int, seed: int) -> np.ndarray:
@@ -55,8 +55,27 @@ def test_triangle_places_the_tool_on_the_target_along_the_asked_direction(arm_4d
     assert math.atan2(last.imag, last.real) == pytest.approx(-0.4)
 
 
-def test_targets_out_of_reach_get_no_closed_form(arm_4dof: Arm):
-    assert closed_form(arm_4dof.planar, complex(1.0, 0.5), 0, 1e-4) is None
+def test_targets_beyond_reach_get_the_chain_stretched_toward_them(arm_4dof: Arm):
+    planar = arm_4dof.planar
+    target = complex(1.0, 0.5)
+    angles, tip = closed_form(planar, target, 0, 1e-4)
+    aim = target - planar.chain.base
+    assert angles[1:] == [0.0, 0.0]
+    assert abs(tip - target) == pytest.approx(abs(aim) - planar.chain.total_length, abs=1e-12)
+
+
+def test_no_stretched_answer_where_the_limits_forbid_pointing_at_the_target(arm_4dof: Arm):
+    below_the_shoulder = complex(0.5, -0.5)  # the shoulder cannot point below the horizontal
+    assert closed_form(arm_4dof.planar, below_the_shoulder, 0, 1e-4) is None
+
+
+def test_stretched_answers_come_as_close_as_the_independent_search(arm_4dof: Arm):
+    targets = np.array([[0.5, 0.1, 0.3], [0.2, -0.4, 0.5], [0.0, 0.6, 0.2]])
+    closest = closest_distances(arm_4dof, targets)
+    for target, distance in zip(targets, closest, strict=True):
+        result = arm_4dof.ik(target)
+        assert result.iterations == 0 and result.stop_reason is StopReason.UNREACHABLE
+        assert result.residual_m == pytest.approx(distance, abs=1e-6)
 
 
 def test_ik_answers_in_closed_form_with_no_iterations(arm_4dof: Arm):
