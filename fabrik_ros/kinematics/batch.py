@@ -4,12 +4,12 @@ Nothing here re-implements a step of the solver. The yaw planes, the closed-form
 (closed_form.py), the start poses (planar_arm.py), the FABRIK passes and their stopping rule
 (fabrik.py), the joint limits (constraints.py) and the forward kinematics (chain.py) are the
 functions the single-target solver calls, given arrays instead of single values. This module
-only keeps the per-row bookkeeping: which targets are still open, which attempt is best
-(:class:`BatchAttempts`, the ranking of attempts.py), and the work each took.
+and its helpers keep only the per-row bookkeeping: which targets are still open, which attempt
+is best (batch_attempts.py, the ranking of attempts.py), the planes (batch_planes.py), the
+closed-form rows (batch_closed_form.py), the tool sweep (batch_sweep.py), and the work done.
 """
 
 from collections.abc import Callable
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,25 +19,17 @@ from fabrik_ros.kinematics.arm_ik import (
     bend_side,
     PlanarAnswer,
     Plane,
-    SWEEP_DIRECTIONS,
-    SWEEP_HALVINGS,
 )
-from fabrik_ros.kinematics.attempts import sweep_directions
 from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS
+from fabrik_ros.kinematics.batch_closed_form import batch_closed_form
 from fabrik_ros.kinematics.batch_planes import (
     candidate_yaws,
     first_yaws,
     plane_bound,
     planes_of,
 )
+from fabrik_ros.kinematics.batch_sweep import sweep
 from fabrik_ros.kinematics.chain import planar_points
-from fabrik_ros.kinematics.closed_form import (
-    CANDIDATE_STEPS,
-    fits,
-    stretched,
-    triangle_angles,
-    within,
-)
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
@@ -45,8 +37,6 @@ from fabrik_ros.kinematics.joint import JointKind
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.results import BatchIkResult
-
-TRIANGLE_CHUNK = 8
 
 if TYPE_CHECKING:
     from fabrik_ros.kinematics.arm import Arm
@@ -121,19 +111,33 @@ def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndar
                                                   options.tolerance_m)
         tip[found], in_plane[found] = tips[found], np.abs(tips[found] - goal[found])
         open_rows = np.flatnonzero(~found)
-    seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
-    if 0 < open_rows.size <= SCALAR_ROWS:
-        for index, row in enumerate(open_rows):
-            answer = _single(arm, goal[row], side[row], seed_points, index)
-            pitch[row] = planar.angles(answer.solution.directions)
-            in_plane[row], iterations[row] = answer.solution.error_m, answer.iterations
-    elif open_rows.size:
-        attempts = solve_planar(planar, goal[open_rows], side[open_rows], seed_points, options)
-        pitch[open_rows] = np.stack(planar.angles(attempts.directions), axis=1)
-        in_plane[open_rows] = attempts.error
-        iterations[open_rows] = attempts.iterations
+    if open_rows.size:
+        seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
+        pitch[open_rows], in_plane[open_rows], iterations[open_rows] = search(
+            arm, goal[open_rows], side[open_rows], seed_points)
     angles = assemble(arm, yaw, pitch, seeds)
     return PlaneAnswers(angles, np.hypot(in_plane, off_plane), iterations, tip)
+
+
+def search(arm: 'Arm', goal: np.ndarray, side: np.ndarray,
+           seed_points: list[np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run the FABRIK attempts of ArmIk.solve_plane on rows; return pitches, errors, work.
+
+    Up to ``SCALAR_ROWS`` rows run one by one in the single solver (cheaper than numpy for
+    so few, and the same steps); more run on arrays (:func:`solve_planar`).
+    """
+    planar = arm.planar
+    if len(goal) > SCALAR_ROWS:
+        attempts = solve_planar(planar, goal, side, seed_points, arm.options)
+        return (np.stack(planar.angles(attempts.directions), axis=1), attempts.error,
+                attempts.iterations)
+    pitch = np.zeros((len(goal), len(planar.chain.lengths)))
+    error, iterations = np.zeros(len(goal)), np.zeros(len(goal), dtype=int)
+    for row in range(len(goal)):
+        answer = _single(arm, goal[row], side[row], seed_points, row)
+        pitch[row] = planar.angles(answer.solution.directions)
+        error[row], iterations[row] = answer.solution.error_m, answer.iterations
+    return pitch, error, iterations
 
 
 def _single(arm: 'Arm', goal: complex, side: int, seed_points: list[np.ndarray] | None,
@@ -143,72 +147,6 @@ def _single(arm: 'Arm', goal: complex, side: int, seed_points: list[np.ndarray] 
     ik = ArmIk(arm.planar, FabrikSolver(arm.options))
     return ik.solve_plane(Plane(0.0, complex(goal), 0.0), seed_points=seed, side=int(side),
                           tip_direction=None)
-
-
-def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray,
-                      side: np.ndarray, tolerance_m: float
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return which targets a closed-form pose answers, the pitch angles and the tool points.
-
-    The rows of :func:`closed_form.closed_form`: the even arc, then (three bones) the tool
-    triangles in candidate order, the first that fits per row; beyond reach, the stretched
-    pose where the limits allow it.
-    """
-    in_plane = np.sqrt(tolerance_m ** 2 - np.minimum(off_plane, tolerance_m) ** 2)
-    usable = (off_plane < tolerance_m) & (
-        np.abs(goal - planar.chain.base) <= planar.chain.total_length + in_plane)
-    first_side = np.where(side != 0, side, up_side(goal - planar.chain.base))
-    arc = planar.arc_angles(goal, first_side)
-    found, tip = fits(planar, arc, goal, side, in_plane)
-    found &= usable
-    pitch = np.stack(np.broadcast_arrays(*arc), axis=1)
-    left = np.flatnonzero(usable & ~found)
-    if len(planar.chain.lengths) == 3 and left.size:
-        tool = np.asarray(sum(arc))
-        tri, good, tri_tip = triangle_pick(planar, goal[left], tool[left], first_side[left],
-                                           side[left], in_plane[left])
-        pitch[left[good]], tip[left[good]] = tri[good], tri_tip[good]
-        found[left[good]] = True
-    far = np.flatnonzero((off_plane < tolerance_m) & ~usable)
-    if far.size:
-        found_far = stretched(planar, goal[far])
-        assert found_far is not None  # arrays always come back, checked row by row below
-        straight, straight_tip = found_far
-        fit = within(planar.chain, straight)
-        pitch[far[fit]] = np.stack(np.broadcast_arrays(*straight), axis=1)[fit]
-        tip[far[fit]], found[far[fit]] = straight_tip[fit], True
-    return found, pitch, tip
-
-
-def triangle_pick(planar: PlanarArm, goal: np.ndarray, tool: np.ndarray, first: np.ndarray,
-                  side: np.ndarray, tolerance_m: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return, per row, the first tool triangle that fits, whether one does, and its tip.
-
-    Candidates go in chunks of ``TRIANGLE_CHUNK``, each on the rows no earlier chunk settled.
-    """
-    steps = np.array(CANDIDATE_STEPS)
-    pitch = np.zeros((len(goal), 3))
-    tips = np.zeros(len(goal), dtype=complex)
-    found = np.zeros(len(goal), dtype=bool)
-    for start in range(0, len(steps), TRIANGLE_CHUNK):
-        rows = np.flatnonzero(~found)
-        if rows.size == 0:
-            break
-        offsets, elbows = steps[start:start + TRIANGLE_CHUNK].T
-        angles, reachable = triangle_angles(planar.chain, goal[rows, None],
-                                            tool[rows, None] + offsets[None, :],
-                                            elbows[None, :] * first[rows, None])
-        good, tip = fits(planar, angles, goal[rows, None], side[rows, None],
-                         tolerance_m[rows, None])
-        good = good & reachable
-        chosen = np.argmax(good, axis=1)
-        hit = good[np.arange(rows.size), chosen]
-        stacked = np.stack([np.broadcast_to(a, good.shape) for a in angles], axis=2)
-        pitch[rows[hit]] = stacked[np.flatnonzero(hit), chosen[hit]]
-        tips[rows[hit]] = tip[np.flatnonzero(hit), chosen[hit]]
-        found[rows[hit]] = True
-    return pitch, found, tips
 
 
 def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
@@ -239,48 +177,6 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
     if rows.size:
         sweep(attempts, rows)
     return attempts
-
-
-def sweep(attempts: BatchAttempts, rows: np.ndarray) -> None:
-    """Run ArmIk._sweep on rows: fixed tool directions, halving round the best, a free solve.
-
-    The fixed-direction solves of a row all start from the same pose, so they run at once;
-    they are then offered in the single solver's order, up to the first that settles the row
-    (where ArmIk._sweep stops), and only those count as work done.
-    """
-    start = [p[rows].copy() for p in attempts.points]
-    turns = np.array(list(sweep_directions(1 + 0j, SWEEP_DIRECTIONS)))
-    tips = (attempts.directions[-1][rows, None] * turns[None, :]).reshape(-1)
-    wide = np.repeat(np.arange(rows.size), SWEEP_DIRECTIONS)
-    tried = attempts.solve(np.repeat(rows, SWEEP_DIRECTIONS), [p[wide] for p in start], tips)
-    errors = np.full((rows.size, SWEEP_DIRECTIONS), np.inf)
-    for index in range(SWEEP_DIRECTIONS):
-        live = attempts.still_open(rows)
-        picked = np.flatnonzero(live) * SWEEP_DIRECTIONS + index
-        errors[live, index] = attempts.offer(rows[live], tried.rows(picked))
-    best = np.argmin(errors, axis=1)
-    error = errors[np.arange(rows.size), best]
-    direction = tips.reshape(rows.size, SWEEP_DIRECTIONS)[np.arange(rows.size), best]
-    _halve(attempts, rows, start, error, direction)
-    live = rows[attempts.still_open(rows)]
-    if live.size:
-        attempts.run(live, [p[live] for p in attempts.points])
-
-
-def _halve(attempts: BatchAttempts, rows: np.ndarray, start: list[np.ndarray],
-           error: np.ndarray, direction: np.ndarray) -> None:
-    """Turn each row's best sweep direction by halving steps either side, as ArmIk._sweep."""
-    step = 2.0 * math.pi / SWEEP_DIRECTIONS
-    for _ in range(SWEEP_HALVINGS):
-        step *= 0.5
-        for turned in (direction * rotation(step), direction * rotation(-step)):
-            live = attempts.still_open(rows)
-            turned_error = np.full(rows.size, np.inf)
-            turned_error[live] = attempts.run(rows[live], [p[live] for p in start],
-                                              tips=turned[live], swept=True)
-            better = turned_error < error
-            error = np.where(better, turned_error, error)
-            direction = np.where(better, turned, direction)
 
 
 def seed_poses(arm: 'Arm', seeds: np.ndarray) -> list[np.ndarray]:

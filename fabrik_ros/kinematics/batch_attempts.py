@@ -125,33 +125,39 @@ def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: S
     """
     count = len(targets)
     points, directions = _settled(backward_pass(chain, starts, tips), count)
-    best_points, best_directions = [p.copy() for p in points], [d.copy() for d in directions]
-    best_error = np.abs(points[-1] - targets)
-    stalls = np.zeros(count, dtype=int)
-    iterations = np.zeros(count, dtype=int)
-    active = np.flatnonzero(best_error > options.tolerance_m)
+    state = _Rows(points, [p.copy() for p in points], [d.copy() for d in directions],
+                  np.abs(points[-1] - targets), np.zeros(count, dtype=int),
+                  np.zeros(count, dtype=int))
+    active = np.flatnonzero(state.best_error > options.tolerance_m)
     for _ in range(cap):
         if active.size <= SCALAR_ROWS:
             break
-        iterations[active] += 1
-        tip = None if tips is None else tips[active]
-        moved = forward_pass(chain, [p[active] for p in points], targets[active], tip)
-        moved, turned = _settled(backward_pass(chain, moved, tip), active.size)
-        error = np.abs(moved[-1] - targets[active])
-        improved, stalls[active] = progress(best_error[active], error, stalls[active],
-                                            options.min_improvement_m)
-        keep = active[improved]
-        best_error[keep] = error[improved]
-        for saved, new in zip(best_points + best_directions, moved + turned, strict=True):
-            saved[keep] = new[improved]
-        for saved, new in zip(points, moved, strict=True):
-            saved[active] = new
-        active = active[(best_error[active] > options.tolerance_m) & (stalls[active] < STALLS)]
-    state = _Rows(points, best_points, best_directions, best_error, stalls, iterations)
-    for row in active[iterations[active] < cap]:
+        active = _pass_pair(chain, targets, state, active, options,
+                            None if tips is None else tips[active])
+    for row in active[state.iterations[active] < cap]:
         _finish_row(chain, targets[row], state, row, options,
                     None if tips is None else complex(tips[row]), cap)
-    return best_points, best_directions, best_error, iterations
+    return state.best_points, state.best_directions, state.best_error, state.iterations
+
+
+def _pass_pair(chain: Chain[complex], targets: np.ndarray, state: '_Rows', active: np.ndarray,
+               options: SolverOptions, tip: np.ndarray | None) -> np.ndarray:
+    """Run one forward and backward pass on the ``active`` rows; return those still open."""
+    state.iterations[active] += 1
+    moved = forward_pass(chain, [p[active] for p in state.points], targets[active], tip)
+    moved, turned = _settled(backward_pass(chain, moved, tip), active.size)
+    error = np.abs(moved[-1] - targets[active])
+    improved, state.stalls[active] = progress(state.best_error[active], error,
+                                              state.stalls[active], options.min_improvement_m)
+    keep = active[improved]
+    state.best_error[keep] = error[improved]
+    for saved, new in zip(state.best_points + state.best_directions, moved + turned,
+                          strict=True):
+        saved[keep] = new[improved]
+    for saved, new in zip(state.points, moved, strict=True):
+        saved[active] = new
+    still = (state.best_error[active] > options.tolerance_m) & (state.stalls[active] < STALLS)
+    return np.asarray(active[still])
 
 
 class _Rows:
