@@ -65,7 +65,8 @@ def triangle_angles(chain: Chain[complex], target: Scalar, tool_rad: Scalar,
     inner, outer, last = chain.lengths
     toward = chain.base_direction.conjugate()
     wrist = (target - chain.base) * toward - last * rotation(tool_rad)
-    cosine = (wrist.real ** 2 + wrist.imag ** 2 - inner ** 2 - outer ** 2) / (2.0 * inner * outer)
+    reach = abs(wrist)  # the law of cosines, scaled so that no square can overflow
+    cosine = 0.5 * ((reach / inner) * (reach / outer) - inner / outer - outer / inner)
     middle = elbow * arccos(cosine)
     first = wrap(phase(wrist) - phase(inner + outer * rotation(middle)))
     return [first, middle, wrap(tool_rad - first - middle)], abs(cosine) <= 1.0
