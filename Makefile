@@ -71,6 +71,7 @@ soak: setup
 
 bench: setup
 	@mkdir -p $(ROS_LOG_DIR) bench/out
+	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/run_all.py
 
 lint: setup

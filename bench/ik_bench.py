@@ -84,8 +84,8 @@ def solve_ours(arm: Arm, targets: np.ndarray) -> dict:
         start = time.perf_counter_ns()
         result = arm.ik(target)
         times.append((time.perf_counter_ns() - start) / 1e3)
-        errors.append(result.error)
-        limits.append(in_limits(arm, result.angles))
+        errors.append(result.residual_m)
+        limits.append(in_limits(arm, result.angles_rad))
         iterations.append(result.iterations)
     return {'error': np.array(errors), 'in_limits': np.array(limits),
             'iterations': np.array(iterations), 'us': np.array(times)}
@@ -134,9 +134,9 @@ def batch_rate(arm: Arm, targets: np.ndarray, repeats: int = 3) -> dict:
         best = min(best, time.perf_counter() - start)
     low = np.array([j.min_rad for j in arm.joints])
     high = np.array([j.max_rad for j in arm.joints])
-    inside = np.all((out.angles >= low) & (out.angles <= high), axis=1)
+    inside = np.all((out.angles_rad >= low) & (out.angles_rad <= high), axis=1)
     return {'targets': len(targets), 'seconds': best, 'solves_per_s': len(targets) / best,
-            'error': out.error, 'in_limits': inside}
+            'error': out.residual_m, 'in_limits': inside}
 
 
 def tracking(arm: Arm) -> dict:
@@ -144,16 +144,16 @@ def tracking(arm: Arm) -> dict:
     steps = np.linspace(0.0, 2.0 * math.pi, TRACK_STEPS, endpoint=False)
     path = np.column_stack([0.16 + 0.05 * np.cos(steps), 0.06 * np.sin(steps),
                             0.14 + 0.05 * np.sin(2.0 * steps)])
-    angles = arm.ik(path[0]).angles
+    angles = arm.ik(path[0]).angles_rad
     times, jumps, flips, reached = [], [], 0, 0
     for target in path[1:]:
         start = time.perf_counter_ns()
         result = arm.ik(target, seed=angles)
         times.append((time.perf_counter_ns() - start) / 1e3)
-        jumps.append(float(np.max(np.abs(result.angles - angles))))
-        flips += int(np.sign(result.angles[2]) != np.sign(angles[2]))
+        jumps.append(float(np.max(np.abs(result.angles_rad - angles))))
+        flips += int(np.sign(result.angles_rad[2]) != np.sign(angles[2]))
         reached += int(result.reached)
-        angles = result.angles
+        angles = result.angles_rad
     step_m = np.linalg.norm(np.diff(path, axis=0), axis=1)
     return {'steps': len(times), 'step_m_max': float(step_m.max()),
             'reached_rate': reached / len(times), 'us_median': float(np.median(times)),

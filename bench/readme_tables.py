@@ -20,6 +20,28 @@ def solver_table(results: dict) -> list[str]:
     return lines
 
 
+def peer_table(results: dict) -> list[str]:
+    """Return arm_4dof against roboticstoolbox-python's ik_LM, then the batch rates."""
+    peer = results['peer_ik']
+    lines = ['| arm_4dof, 2000 FK-sampled targets | success | median µs | p90 µs | p99 µs |',
+             '|---|---:|---:|---:|---:|']
+    for name, f in peer['single'].items():
+        lines.append(f'| {name} | {f["success_rate"]:.1%} | {f["us_median"]:.1f} | '
+                     f'{f["us_p90"]:.0f} | {f["us_p99"]:.0f} |')
+    far = peer['unreachable']
+    lines += ['', f'median ours / ik_LM: {peer["median_ratio"]:.2f}; unreachable targets: '
+              f'{far["us_median"]:.0f} µs median, {far["us_p99"]:.0f} µs p99, '
+              f'{far["closest_within_1mm_rate"]:.0%} within 1 mm of the closest point', '',
+              '| batch | targets | solves/s (wall) | solves/s (CPU) | success |',
+              '|---|---:|---:|---:|---:|']
+    for row in peer['batch']:
+        for label in ('cold', 'seeded'):
+            f = row[label]
+            lines.append(f'| {label} | {row["targets"]:,} | {f["solves_per_s"]:,.0f} | '
+                         f'{f["solves_per_cpu_s"]:,.0f} | {f["success_rate"]:.1%} |')
+    return lines
+
+
 def e2e_table(results: dict, keys: tuple[str, ...]) -> list[str]:
     """Return the end-to-end table of the given runs: p50 / p99 / max and sent / coalesced."""
     setup = results['e2e_setup']['runs']
@@ -85,6 +107,7 @@ def main() -> None:
     shipped = ('e2e', 'e2e_composed')
     what_if = tuple(k for k in results['e2e_setup']['runs'] if k not in shipped)
     for title, lines in (('Solver', solver_table(results)),
+                         ('Solver against ik_LM', peer_table(results)),
                          ('End to end, shipped nodes', e2e_table(results, shipped)),
                          ('End to end, what-ifs', e2e_table(results, what_if)),
                          ('Scaling at 95 % reach', scaling_table(results)),

@@ -2,7 +2,8 @@
 
 ``make bench`` runs this. Parts, in order: the solver on every shipped config against textbook
 FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4dof solver
-study (ik_bench.py, its own process), serial bytes and rates per protocol (serial_bench.py's
+study (ik_bench.py, its own process), arm_4dof against roboticstoolbox-python's ik_LM
+(peer_ik.py, its own process), serial bytes and rates per protocol (serial_bench.py's
 measurements), and end to end, target to serial frame, with the nodes as two processes and
 composed in one (e2e_latency.py), plus a what-if: the composed nodes with the board's line at
 1 Mbaud instead of 115200 baud, and to the servo pin: the Uno firmware in simavr driven through
@@ -41,6 +42,7 @@ import solver_scaling  # noqa: E402
 RESULTS = BENCH / 'results.json'
 PLOTS = BENCH / 'plots'
 IK_BENCH_JSON = BENCH / 'out' / 'ik_bench.json'
+PEER_IK_JSON = BENCH / 'out' / 'peer_ik.json'
 E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'sent', 'coalesced', 'lost',
             'unmatched_frames', 'drift_ms', 'achieved_rate_hz', 'cpu_percent')
 
@@ -70,6 +72,16 @@ def ik_bench(quick: bool) -> dict:
         'single_speedup_vs_textbook': report['single_speedup_vs_textbook'],
         'batch_solves_per_s': {b['label']: b['solves_per_s'] for b in report['batch']},
     }
+
+
+def peer_ik(quick: bool) -> dict:
+    """Run bench/peer_ik.py (arm_4dof against RTB's ik_LM) in its own process; its figures."""
+    if quick:
+        return {'skipped': 'not run with --quick'}
+    subprocess.run([sys.executable, str(BENCH / 'peer_ik.py')], check=True)
+    report = json.loads(PEER_IK_JSON.read_text(encoding='utf-8'))
+    return {key: report[key] for key in ('peer', 'model_fk_error_max_m', 'single',
+                                         'median_ratio', 'unreachable', 'batch')}
 
 
 @dataclass(frozen=True)
@@ -126,27 +138,59 @@ def soak_summary(result: dict) -> dict:
             'rss_growth_kib': soak['rss_growth_kib']}
 
 
+def solver_parts(quick: bool) -> dict:
+    """Run the solver benchmarks; return their results by results.json key."""
+    solver = solver_configs.run(quick=quick)
+    solver_configs.print_table(solver)
+    scaling = solver_scaling.run(quick=quick)
+    solver_scaling.print_table(scaling)
+    return {'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik_bench(quick),
+            'peer_ik': peer_ik(quick)}
+
+
+def solver_plots(solver: dict, folder: Path) -> list[Path]:
+    """Draw the solver plots; return their paths."""
+    return [plots.scaling_plot(solver['solver_scaling'], folder / 'solver_scaling.png'),
+            plots.configs_plot(solver['solver'], folder / 'solver_configs.png')]
+
+
+def refresh_solver(args: argparse.Namespace) -> None:
+    """Re-measure the solver parts only and replace their keys in an existing results file.
+
+    The other parts keep their figures; ``solver_machine`` records this run's machine and load.
+    """
+    results = json.loads(args.out.read_text(encoding='utf-8')) if args.out.exists() else {}
+    measured_on = machine()
+    results.update(solver_parts(args.quick))
+    measured_on['loadavg_after'] = os.getloadavg()
+    results['solver_machine'] = measured_on
+    solver_plots(results, args.plots)
+    args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
+    print(f'updated the solver keys of {args.out}')
+
+
 def main() -> None:
     """Run every part, print as it goes, then write results.json and the plots."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
     parser.add_argument('--out', type=Path, default=RESULTS)
     parser.add_argument('--plots', type=Path, default=PLOTS, help='directory for the PNGs')
+    parser.add_argument('--solver-only', action='store_true',
+                        help='run only the solver parts and update their keys in --out')
     args = parser.parse_args()
+    if args.solver_only:
+        refresh_solver(args)
+        return
     started = time.monotonic()
     measured_on = machine()
-    solver = solver_configs.run(quick=args.quick)
-    solver_configs.print_table(solver)
-    scaling = solver_scaling.run(quick=args.quick)
-    solver_scaling.print_table(scaling)
-    ik = ik_bench(args.quick)
+    solver = solver_parts(args.quick)
     serial = serial_figures.run(quick=args.quick)
     serial_figures.print_table(serial)
     e2e = end_to_end(args.quick)
     pin = pin_latency.run(quick=args.quick)
     results = {
         'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
-        'solver': solver, 'solver_scaling': scaling, 'ik_bench': ik, 'serial': serial,
+        **solver, 'serial': serial,
         **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
         'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
         'e2e_setup': {
@@ -163,8 +207,7 @@ def main() -> None:
     written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
                                    if not run.what_if}, args.plots / 'e2e_latency.png'),
                plots.what_if_plot(e2e, args.plots / 'e2e_what_if.png'),
-               plots.scaling_plot(scaling, args.plots / 'solver_scaling.png'),
-               plots.configs_plot(solver, args.plots / 'solver_configs.png')]
+               *solver_plots(solver, args.plots)]
     results['plots'] = [str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT)
                         else str(p) for p in written]
     results['seconds'] = round(time.monotonic() - started, 1)

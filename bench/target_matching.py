@@ -85,8 +85,8 @@ class YawSweep:
         seed = None
         for index, point in enumerate(self.points()):
             result = self.arm.ik(point, seed)
-            seed = result.angles
-            pulse = round(float(self.arm.servo_map.to_pulses(result.angles).pulses_us[
+            seed = result.angles_rad
+            pulse = round(float(self.arm.servo_map.to_pulses(result.angles_rad).pulses_us[
                 self.joint]))
             if not result.reached or pulse != self.pulse(index):
                 raise ValueError(f'sweep target {index} {point}: reached={result.reached}, '

@@ -4,9 +4,9 @@ from fabrik_ros.kinematics.arm import Arm
 from fabrik_ros.kinematics.arm_file import load_arm
 from fabrik_ros.kinematics.arm_ik import solve_planar_chain
 from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
+from fabrik_ros.kinematics.constraints import FREE, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError, TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.hinge import FREE, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.results import BatchIkResult, ChainSolution, IkResult, StopReason

@@ -16,17 +16,18 @@ from fabrik_ros.kinematics.arm_ik import (
     best_answer,
     candidate_planes,
     PlanarAnswer,
+    Plane,
     stop_reason,
 )
 from fabrik_ros.kinematics.batch import solve_batch
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.constraints import Hinge2D
 from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.hinge import Hinge2D
 from fabrik_ros.kinematics.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm
-from fabrik_ros.kinematics.results import BatchIkResult, IkResult
+from fabrik_ros.kinematics.results import BatchIkResult, IkResult, StopReason
 from fabrik_ros.kinematics.servo_map import ServoMap
 from fabrik_ros.kinematics.vec3 import Vec3
 
@@ -99,6 +100,10 @@ class Arm:
         return _shared_planar(chain)
 
     @cached_property
+    def _home(self) -> tuple[float, ...]:
+        return tuple(j.home_rad for j in self.joints)
+
+    @cached_property
     def _pitch_index(self) -> list[int]:
         return [i for i, j in enumerate(self.joints) if j.kind is JointKind.PITCH]
 
@@ -154,41 +159,75 @@ class Arm:
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
         goal = as_vec3('target', target)
+        bend = bend or self.options.bend
+        pole_vec = None if pole is None else as_vec3('pole', pole)
+        if seed is None and approach is None:
+            quick = self._solver.quick(self._yaw, goal, bend=bend, pole=pole_vec)
+            if quick is not None:
+                return self._closed_form_result(*quick, goal)
         seed_angles = None if seed is None else self._clamped_seed(seed)
-        start = self.home if seed_angles is None else seed_angles
         planes = candidate_planes(self._yaw, goal,
                                   None if seed_angles is None else float(seed_angles[0]))
         seed_points = None if seed_angles is None else self.planar.points(
             [seed_angles[i] for i in self._pitch_index])
         approach_vec = None if approach is None else _unit(as_vec3('approach', approach))
-        answer, iterations = best_answer(
-            self._solver, planes, seed_points=seed_points, bend=bend or self.options.bend,
-            pole=None if pole is None else as_vec3('pole', pole), approach=approach_vec)
+        answer, iterations = best_answer(self._solver, planes, seed_points=seed_points,
+                                         bend=bend, pole=pole_vec, approach=approach_vec)
+        start = self.home if seed_angles is None else seed_angles
+        return self._result(answer, start, goal, iterations, approach_vec)
+
+    def _closed_form_result(self, plane: Plane, pitches: list[float], tip: complex,
+                            goal: Vec3) -> IkResult:
+        """Return the IkResult of a closed-form answer (within limits by construction).
+
+        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``.
+        """
+        angles = list(self._home)
+        if self._yaw is not None:
+            angles[0] = plane.yaw_rad
+        for index, angle in zip(self._pitch_index, pitches, strict=True):
+            angles[index] = angle
+        cos, sin = math.cos(plane.yaw_rad), math.sin(plane.yaw_rad)
+        position = (tip.real * cos, tip.real * sin, tip.imag)
+        error = math.dist(position, goal)
+        reached = error <= self.options.tolerance_m
+        return IkResult(np.array(angles), np.array(position), reached, error, 0,
+                        StopReason.REACHED if reached else StopReason.UNREACHABLE)
+
+    def _result(self, answer: PlanarAnswer, start: np.ndarray, goal: Vec3, iterations: int,
+                approach: Vec3 | None) -> IkResult:
+        """Return the IkResult of a planar answer: angles, the tool point they reach, residual."""
         angles = self._angles_of(answer, start)
         position = self._tool_point(angles)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        approach_error = 0.0 if approach_vec is None else _approach_error(approach_vec,
-                                                                          self.fk(angles))
-        return IkResult(angles, np.array(position), reached, error, iterations,
+        approach_error = 0.0 if approach is None else _approach_error(approach, self.fk(angles))
+        return IkResult(np.array(angles), np.array(position), reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
-    def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray) -> BatchIkResult:
+    def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray,
+                 seeds: Sequence[Sequence[float]] | np.ndarray | None = None) -> BatchIkResult:
         """Solve many targets at once, vectorised (workspace maps, trajectory tables).
 
+        Each row takes the steps :meth:`ik` takes for that target (without approach, pole or a
+        per-call bend), on numpy arrays.
+
         :param targets: (N, 3) points in the base frame [m]
-        :raises TargetError: if any target is not finite or the shape is not (N, 3)
+        :param seeds: (N, n_joints) angles [rad] to warm-start each target from, as
+            :meth:`ik`'s ``seed``, or None
+        :raises TargetError: if a target or seed is not finite or a shape is wrong
         """
-        return solve_batch(self, np.asarray(targets, dtype=float))
+        return solve_batch(self, np.asarray(targets, dtype=float),
+                           None if seeds is None else np.asarray(seeds, dtype=float))
 
     @cached_property
     def _solver(self) -> ArmIk:
         return ArmIk(self.planar, FabrikSolver(self.options))
 
-    def _tool_point(self, angles: np.ndarray) -> tuple[float, float, float]:
+    def _tool_point(self, angles: Sequence[float]) -> tuple[float, float, float]:
         """Return the tool point [m] of angles already checked (the fast path of fk)."""
-        yaw = float(angles[0]) if self._yaw is not None else 0.0
-        tip = self.planar.points([float(angles[i]) for i in self._pitch_index])[-1]
+        yaw = angles[0] if self._yaw is not None else 0.0
+        tip = self.planar.points([angles[i] for i in self._pitch_index])[-1]
         return (tip.real * math.cos(yaw), tip.real * math.sin(yaw), tip.imag)
 
     def _angles_in(self, name: str, angles: FloatVector) -> np.ndarray:
@@ -206,9 +245,9 @@ class Arm:
         values = self._angles_in('seed', seed)
         return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values, strict=True)])
 
-    def _angles_of(self, answer: PlanarAnswer, start: np.ndarray) -> np.ndarray:
+    def _angles_of(self, answer: PlanarAnswer, start: FloatVector) -> list[float]:
         """Return config-order angles: the plane's yaw, solved pitches, rolls kept from start."""
-        angles = start.copy()
+        angles = [float(a) for a in start]
         if self._yaw is not None:
             angles[0] = self._yaw.clamp(answer.plane.yaw_rad)
         pitches = self.planar.angles(answer.solution.directions)

@@ -11,10 +11,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 import math
+from typing import NamedTuple
+
+import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.closed_form import closed_form
+from fabrik_ros.kinematics.elementwise import pick, rotation, Scalar, wrap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
 from fabrik_ros.kinematics.joint import Joint
@@ -29,17 +34,18 @@ SWEEP_HALVINGS = 3
 DEFAULT_OPTIONS = SolverOptions()
 
 
-@dataclass(frozen=True)
-class Plane:
-    """One yaw branch: the yaw angle, the target in plane coordinates and off the plane."""
+class Plane(NamedTuple):
+    """One yaw branch: the yaw angle, the target in plane coordinates and off the plane.
+
+    A NamedTuple rather than a frozen dataclass: one is built per solve, and it is cheaper.
+    """
 
     yaw_rad: float
     target: complex
     off_plane_m: float
 
 
-@dataclass(frozen=True)
-class PlanarAnswer:
+class PlanarAnswer(NamedTuple):
     """The best planar solution found for one plane, with the work it took."""
 
     plane: Plane
@@ -50,15 +56,6 @@ class PlanarAnswer:
     def error_m(self) -> float:
         """Return the 3D residual: in-plane error combined with the distance off the plane."""
         return math.hypot(self.solution.error_m, self.plane.off_plane_m)
-
-
-def wrap(angle_rad: float) -> float:
-    """Return ``angle_rad`` wrapped into [-pi, pi).
-
-    >>> round(wrap(3 * math.pi / 2), 6)
-    -1.570796
-    """
-    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def candidate_planes(yaw: Joint | None, target: Vec3,
@@ -87,6 +84,18 @@ def candidate_planes(yaw: Joint | None, target: Vec3,
         yield _plane(turn, target)
 
 
+def first_plane(yaw: Joint | None, target: Vec3) -> Plane:
+    """Return the first plane :func:`candidate_planes` yields without a preferred yaw.
+
+    The arm facing the target when the yaw range allows it, found without building the list.
+    """
+    if yaw is not None:
+        azimuth = math.atan2(target.y, target.x)
+        if yaw.min_rad <= azimuth <= yaw.max_rad:
+            return _plane(azimuth, target)
+    return next(candidate_planes(yaw, target, None))
+
+
 def _unique(angles: list[float]) -> list[float]:
     """Return ``angles`` without repeats (to 1e-12 rad), order kept."""
     kept: list[float] = []
@@ -98,10 +107,19 @@ def _unique(angles: list[float]) -> list[float]:
 
 def _plane(yaw_rad: float, target: Vec3) -> Plane:
     """Return the plane at ``yaw_rad`` with the target's coordinates in and off it."""
-    cos, sin = math.cos(yaw_rad), math.sin(yaw_rad)
-    along = target.x * cos + target.y * sin
-    across = -target.x * sin + target.y * cos
-    return Plane(yaw_rad, complex(along, target.z), abs(across))
+    goal, off_plane = plane_coordinates(yaw_rad, target.x, target.y, target.z)
+    return Plane(yaw_rad, goal, off_plane)
+
+
+def plane_coordinates(yaw_rad: Scalar, x: Scalar, y: Scalar, z: Scalar) -> tuple[Scalar, Scalar]:
+    """Return a target's in-plane coordinates (along + i z) and its distance off the plane [m].
+
+    The plane is the arm's vertical plane at ``yaw_rad``; one target or arrays of them.
+    """
+    heading = rotation(yaw_rad)
+    along = x * heading.real + y * heading.imag
+    across = -x * heading.imag + y * heading.real
+    return along + 1j * z, abs(across)
 
 
 def wanted_side(bend: Bend, pole: Vec3 | None, plane: Plane, base: complex) -> int:
@@ -112,8 +130,17 @@ def wanted_side(bend: Bend, pole: Vec3 | None, plane: Plane, base: complex) -> i
         toward = complex(pole.x * cos + pole.y * sin, pole.z) - base
         cross = (chord.conjugate() * toward).imag
         return (cross > 0.0) - (cross < 0.0)
+    return int(bend_side(bend, chord))
+
+
+def bend_side(bend: Bend, chord: Scalar) -> Scalar:
+    """Return the elbow side a bend preference asks for, given the base-to-target chord(s).
+
+    >>> bend_side(Bend.DOWN, 1 + 1j), bend_side(Bend.ANY, 1 + 1j)
+    (-1, 0)
+    """
     if bend is Bend.ANY:
-        return 0
+        return 0 * chord.real if isinstance(chord, np.ndarray) else 0
     return up_side(chord) * (1 if bend is Bend.UP else -1)
 
 
@@ -146,6 +173,23 @@ class ArmIk:
                 self._sweep(attempts)
         assert attempts.best is not None
         return PlanarAnswer(plane, attempts.best, attempts.iterations)
+
+    def quick(self, yaw: Joint | None, target: Vec3, *, bend: Bend,
+              pole: Vec3 | None) -> tuple[Plane, list[float], complex] | None:
+        """Return the first plane, pitch angles [rad] and tip answering in closed form, or None.
+
+        Most targets are met by a closed-form pose in the first candidate plane, and targets
+        beyond reach get the stretched pose that comes closest (:func:`closed_form.closed_form`);
+        None means the full search must run.
+        """
+        plane = first_plane(yaw, target)
+        tolerance = self.solver.options.tolerance_m
+        if plane.off_plane_m >= tolerance:
+            return None
+        side = wanted_side(bend, pole, plane, self.planar.chain.base)
+        in_plane = math.sqrt(tolerance * tolerance - plane.off_plane_m * plane.off_plane_m)
+        found = closed_form(self.planar, plane.target, side, in_plane)
+        return None if found is None else (plane, *found)
 
     def _starts(self, target: complex, seed_points: Sequence[complex] | None,
                 side: int) -> Iterator[Sequence[complex]]:
@@ -238,13 +282,18 @@ def best_answer(ik: ArmIk, planes: Iterable[Plane], *, seed_points: Sequence[com
 
 
 def plane_bound(plane: Plane, chain: Chain[complex]) -> float:
-    """Return a lower bound of the residual any pose in ``plane`` can have [m].
+    """Return a lower bound of the residual any pose in ``plane`` can have [m]."""
+    return float(reach_bound(plane.target, plane.off_plane_m, chain))
+
+
+def reach_bound(target: Scalar, off_plane_m: Scalar, chain: Chain[complex]) -> Scalar:
+    """Return a lower bound of the residual [m] for target(s) in a plane.
 
     The target's distance from the plane, combined with how far it lies beyond the chain's
     full reach inside the plane.
     """
-    beyond = max(0.0, abs(plane.target - chain.base) - chain.total_length)
-    return math.hypot(plane.off_plane_m, beyond)
+    beyond = abs(target - chain.base) - chain.total_length
+    return abs(off_plane_m + 1j * pick(beyond > 0.0, beyond, 0.0))
 
 
 def _in_plane(approach: Vec3 | None, plane: Plane) -> complex | None:

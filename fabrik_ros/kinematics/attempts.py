@@ -66,11 +66,9 @@ class Attempts:
             self.best = solution
 
     def _offer_mirrored(self, solution: ChainSolution[complex]) -> None:
-        mirrored = self._planar.mirrored(solution.points)
-        if mirrored is not None:
-            pairs = zip(mirrored, mirrored[1:], strict=False)
-            directions = tuple((b - a) / abs(b - a) for a, b in pairs)
-            self._offer(ChainSolution(tuple(mirrored), directions, True, solution.error_m,
+        mirrored, directions, usable = self._planar.mirror(solution.points)
+        if usable:
+            self._offer(ChainSolution(tuple(mirrored), tuple(directions), True, solution.error_m,
                                       solution.iterations, solution.stop_reason))
 
     def _rank(self, solution: ChainSolution[complex]) -> tuple[int, int, float]:

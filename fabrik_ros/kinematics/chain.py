@@ -8,9 +8,10 @@ import cmath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from fabrik_ros.kinematics.hinge import Constraint, FREE, Free, Hinge2D, Hinge3D
+from fabrik_ros.kinematics.constraints import Constraint, FREE, Free, Hinge2D, Hinge3D
+from fabrik_ros.kinematics.elementwise import phase, rotation, Scalar
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)
@@ -29,7 +30,7 @@ class Chain(Generic[P]):
     base: P
     base_direction: P
     lengths: tuple[float, ...]
-    constraints: tuple[Constraint, ...]
+    constraints: tuple[Constraint[Any], ...]
     total_length: float = field(init=False)
     unconstrained: bool = field(init=False)
 
@@ -119,8 +120,10 @@ def _normal(direction: P) -> P:
     return normal / abs(normal)
 
 
-def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[float]) -> tuple[complex, ...]:
+def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[Scalar]) -> tuple[Scalar, ...]:
     """Return a planar chain's joint positions for relative joint angles [rad].
+
+    Each angle may be one float or an array (one row per pose); the points follow suit.
 
     >>> points = planar_points(Chain.planar([1.0, 1.0]), [0.0, math.pi / 2])
     >>> [complex(round(p.real, 9), round(p.imag, 9)) for p in points]
@@ -129,16 +132,16 @@ def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[float]) -> tuple
     points = [chain.base]
     direction = chain.base_direction
     for length, angle in zip(chain.lengths, angles_rad, strict=True):
-        direction = direction * cmath.rect(1.0, angle)
+        direction = direction * rotation(angle)
         points.append(points[-1] + direction * length)
     return tuple(points)
 
 
-def planar_angles(chain: 'Chain[complex]', directions: Sequence[complex]) -> tuple[float, ...]:
-    """Return the relative joint angles [rad] of a planar chain's bone directions."""
+def planar_angles(chain: 'Chain[complex]', directions: Sequence[Scalar]) -> tuple[Scalar, ...]:
+    """Return the relative joint angles [rad] of a planar chain's bone directions (or arrays)."""
     angles = []
     previous = chain.base_direction
     for direction in directions:
-        angles.append(cmath.phase(direction * previous.conjugate()))
+        angles.append(phase(direction * previous.conjugate()))
         previous = direction
     return tuple(angles)

@@ -3,38 +3,32 @@
 One iteration is a forward pass (tip pinned on the target, bones placed inward) and a backward
 pass (root pinned on the base, bones placed outward). Each joint's constraint is applied as its
 bone is placed, in both passes, so the pose left by a backward pass is always within limits.
+
+The passes take one pose or, for planar chains, numpy arrays holding one pose per target (each
+point an array with a row per target): the batch solver runs these very functions.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 import math
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import numpy as np
 
 from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.elementwise import pick, Scalar, unit_or
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)
+Q = TypeVar('Q', complex, Vec3, np.ndarray)
+"""A point of one pose, or (planar chains) an array of points, one per target."""
+STALLS = 2
 
-_TINY = 1e-12
-
-
-def unit_or(vector: P, fallback: P) -> P:
-    """Return ``vector`` scaled to unit length, or ``fallback`` if it has no length.
-
-    >>> unit_or(3 + 4j, 1 + 0j)
-    (0.6+0.8j)
-    >>> unit_or(0j, 1j)
-    1j
-    """
-    length = abs(vector)
-    return vector / length if length > _TINY else fallback
-
-
-def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
-                 tip_direction: P | None) -> list[P]:
+def forward_pass(chain: Chain[Any], points: Sequence[Q], target: Q,
+                 tip_direction: Q | None) -> list[Q]:
     """Pin the tip on the target and place each joint inward along its old bone (stage 1).
 
     Joint i+1's range is applied in reverse as bone i is placed, the outer bone being known.
@@ -57,8 +51,8 @@ def forward_pass(chain: Chain[P], points: Sequence[P], target: P,
     return placed
 
 
-def backward_pass(chain: Chain[P], points: Sequence[P],
-                  tip_direction: P | None) -> tuple[list[P], list[P]]:
+def backward_pass(chain: Chain[Any], points: Sequence[Q],
+                  tip_direction: Q | None) -> tuple[list[Q], list[Q]]:
     """Pin the root on the base and place each joint outward within its range (stage 2).
 
     :return: the new joint positions and the bone directions, base bone first
@@ -87,11 +81,14 @@ def check_finite(name: str, value: complex | Vec3) -> None:
 
 
 @dataclass
-class _Best:
-    """The best pose seen during one solve (kept, since constrained passes can overshoot)."""
+class BestPose:
+    """The best pose seen during one solve (kept, since constrained passes can overshoot).
 
-    points: list
-    directions: list
+    ``stalls`` counts the pass pairs in a row that did not improve enough (see :func:`progress`).
+    """
+
+    points: list[Any]
+    directions: list[Any]
     error_m: float
     stalls: int = field(default=0)
 
@@ -147,16 +144,10 @@ class FabrikSolver:
         """Run pass pairs until reached, stalled or capped; return the best pose seen."""
         options = self.options
         points, directions = backward_pass(chain, points, tip_direction)
-        best = _Best(points, directions, abs(points[-1] - target))
-        iterations = 0
-        reason = StopReason.CAP
-        while best.error_m > options.tolerance_m and iterations < options.max_iterations:
-            iterations += 1
-            points = forward_pass(chain, points, target, tip_direction)
-            points, directions = backward_pass(chain, points, tip_direction)
-            if _record(best, points, directions, abs(points[-1] - target), options):
-                reason = StopReason.STALLED
-                break
+        best = BestPose(points, directions, abs(points[-1] - target))
+        iterations, reason = iterate_from(chain, target, points, best, options,
+                                          tip_direction=tip_direction, iterations=0,
+                                          cap=options.max_iterations)
         if best.error_m <= options.tolerance_m:
             reason = StopReason.REACHED
         return ChainSolution(tuple(best.points), tuple(best.directions),
@@ -164,14 +155,45 @@ class FabrikSolver:
                              reason)
 
 
-def _record(best: _Best, points: list, directions: list, error_m: float,
+def iterate_from(chain: Chain[Any], target: Q, points: list[Q], best: BestPose,
+                 options: SolverOptions, *, tip_direction: Q | None, iterations: int,
+                 cap: int) -> tuple[int, StopReason]:
+    """Run pass pairs from ``points`` until reached, stalled or ``cap``; update ``best``.
+
+    The loop of every FABRIK attempt; the batch solver also finishes its last few rows with it.
+
+    :param iterations: pass pairs already spent on this attempt
+    :return: the pass pairs spent in all, and CAP or STALLED (REACHED is the caller's to tell)
+    """
+    while best.error_m > options.tolerance_m and iterations < cap:
+        iterations += 1
+        points = forward_pass(chain, points, target, tip_direction)
+        points, directions = backward_pass(chain, points, tip_direction)
+        if _record(best, points, directions, abs(points[-1] - target), options):
+            return iterations, StopReason.STALLED
+    return iterations, StopReason.CAP
+
+
+def _record(best: BestPose, points: list[Any], directions: list[Any], error_m: float,
             options: SolverOptions) -> bool:
     """Keep the pose if it is the best so far; return True when the solve has stalled."""
-    improvement = best.error_m - error_m
-    if improvement > 0.0:
+    improved, best.stalls = progress(best.error_m, error_m, best.stalls,
+                                     options.min_improvement_m)
+    if improved:
         best.points, best.directions, best.error_m = points, directions, error_m
-    if improvement > 0.0 and improvement >= options.min_improvement_m:
-        best.stalls = 0
-        return False
-    best.stalls += 1
-    return best.stalls >= 2
+    return best.stalls >= STALLS
+
+
+def progress(best_error_m: Scalar, error_m: Scalar, stalls: Scalar,
+             min_improvement_m: float) -> tuple[Scalar, Scalar]:
+    """Return whether a pass pair improved on the best residual, and the updated stall count.
+
+    A pass pair that improves by less than ``min_improvement_m`` (or not at all) counts as a
+    stall; :data:`STALLS` in a row end the attempt. Works on one solve or arrays of them.
+
+    >>> progress(1.0, 0.5, 1, 1e-7), progress(1.0, 1.0, 1, 1e-7)
+    ((True, 0), (False, 2))
+    """
+    improvement = best_error_m - error_m
+    improved = improvement > 0.0
+    return improved, pick(improved & (improvement >= min_improvement_m), 0, stalls + 1)

@@ -5,8 +5,6 @@ direction, ``z`` up. The chain's base is the first pitch joint at ``(0, shoulder
 its limits are measured from the horizontal.
 """
 
-import bisect
-import cmath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,27 +14,28 @@ import math
 import numpy as np
 
 from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
+from fabrik_ros.kinematics.elementwise import interpolate, phase, pick, rotation, Scalar, unit_or
 
 _TABLE_SIZE = 1000
 _ARC_SAMPLES = 512
 _CELLS = 64
 
 
-def up_side(chord: complex) -> int:
+def up_side(chord: Scalar) -> Scalar:
     """Return the side (+1 left, -1 right of ``chord``) that is physically above it.
 
     >>> up_side(1 + 0j), up_side(-1 + 0j)
     (1, -1)
     """
-    return 1 if chord.real >= 0.0 else -1
+    return pick(chord.real >= 0.0, 1, -1)
 
 
-def side_of(points: Sequence[complex]) -> int:
+def side_of(points: Sequence[Scalar]) -> Scalar:
     """Return which side of the base-to-tip chord the first inner joint lies on (0 if on it)."""
     if len(points) < 3:
         return 0
     cross = ((points[-1] - points[0]).conjugate() * (points[1] - points[0])).imag
-    return (cross > 1e-12) - (cross < -1e-12)
+    return pick(cross > 1e-12, 1, pick(cross < -1e-12, -1, 0))
 
 
 @dataclass(frozen=True)
@@ -45,28 +44,43 @@ class PlanarArm:
 
     chain: Chain[complex]
 
-    def points(self, angles_rad: Sequence[float]) -> tuple[complex, ...]:
+    def points(self, angles_rad: Sequence[Scalar]) -> tuple[Scalar, ...]:
         """Return the joint positions in the plane for the pitch angles [rad]."""
         return planar_points(self.chain, angles_rad)
 
-    def angles(self, directions: Sequence[complex]) -> tuple[float, ...]:
+    def angles(self, directions: Sequence[Scalar]) -> tuple[Scalar, ...]:
         """Return the pitch angles [rad] of solved bone directions."""
         return planar_angles(self.chain, directions)
 
-    def arc_start(self, target: complex, side: int) -> list[complex]:
+    def arc_start(self, target: Scalar, side: Scalar) -> list[Scalar]:
         """Return the chain bent evenly into an arc whose chord runs from base to ``target``.
 
         Every joint turns by the same angle, read off :attr:`arc_table` so the chord length
         matches the target distance; the arc bulges to ``side`` (+1 left of the chord, -1
         right). This cold start already bends the way asked, so FABRIK never starts from a
-        straight chain (which cannot leave a target on its own axis).
+        straight chain (which cannot leave a target on its own axis). Targets and sides may be
+        arrays (one start per row).
         """
+        heading, turn = self._arc(target, side)
+        return arc_points(self.chain.base, heading, self.chain.lengths, turn)
+
+    def arc_angles(self, target: Scalar, side: Scalar) -> list[Scalar]:
+        """Return the joint angles [rad] of :meth:`arc_start`: the first bone's, then the turns.
+
+        When they are all within the limits, the arc is an answer in closed form: its tip lies
+        on the target up to the table's interpolation (well under a micrometre).
+        """
+        heading, turn = self._arc(target, side)
+        first = phase(heading * self.chain.base_direction.conjugate())
+        return [first] + [turn] * (len(self.chain.lengths) - 1)
+
+    def _arc(self, target: Scalar, side: Scalar) -> tuple[Scalar, Scalar]:
+        """Return the first bone's direction and the even turn of the arc start."""
         chords, turns = self._arc_lists
         aim = target - self.chain.base
-        turn = -side * _interpolate(abs(aim), chords, turns)
-        chord = _arc_chord(self.chain.lengths, turn)
-        heading = (aim / abs(aim) if abs(aim) > 1e-12 else 1 + 0j) * (abs(chord) / chord)
-        return _arc_points(self.chain.base, heading, self.chain.lengths, turn)
+        turn = -side * interpolate(abs(aim), chords, turns)
+        chord = arc_chord(self.chain.lengths, turn)
+        return unit_or(aim, 1 + 0j) * (abs(chord) / chord), turn
 
     @cached_property
     def arc_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +90,7 @@ class PlanarArm:
         pi / (n_bones - 1), where an even arc closes into a half circle.
         """
         turns = np.linspace(0.0, math.pi / max(1, len(self.chain.lengths) - 1), _ARC_SAMPLES)
-        chords = np.abs(_arc_chords(self.chain.lengths, turns))
+        chords = np.abs(arc_chord(self.chain.lengths, turns))
         shrinking = np.flatnonzero(np.diff(chords) >= 0.0)
         end = int(shrinking[0]) + 1 if shrinking.size else len(turns)
         return chords[:end][::-1].copy(), turns[:end][::-1].copy()
@@ -87,10 +101,15 @@ class PlanarArm:
         chords, turns = self.arc_table
         return chords.tolist(), turns.tolist()
 
-    def grid_start(self, target: complex) -> tuple[complex, ...]:
-        """Return the grid pose looked up for the target's cell (see :attr:`cells`)."""
+    def grid_start(self, target: Scalar) -> list[Scalar]:
+        """Return the grid pose looked up for the target's cell (see :attr:`cells`).
+
+        Given an array of targets, return the poses as one array per joint (a row per target).
+        """
+        if isinstance(target, np.ndarray):
+            return list(self.table_points[:, self.cells[self.cell_of(target)]])
         index = self.cells[self.cell_of(np.array([target]))[0]]
-        return tuple(self.table_points[:, index].tolist())
+        return self.table_points[:, index].tolist()  # type: ignore[no-any-return]
 
     @cached_property
     def table_points(self) -> np.ndarray:
@@ -126,7 +145,7 @@ class PlanarArm:
         column = (np.clip(offset.real, 0.0, 2.0 * reach) * scale).astype(int)
         row = (np.clip(offset.imag, 0.0, 2.0 * reach) * scale).astype(int)
         column, row = np.minimum(column, _CELLS - 1), np.minimum(row, _CELLS - 1)
-        return row * _CELLS + column
+        return np.asarray(row * _CELLS + column)
 
     def _cell_centres(self) -> np.ndarray:
         reach = self.chain.total_length
@@ -138,65 +157,49 @@ class PlanarArm:
 
         The tip stays where it is and the inner joints swap sides: the other elbow branch.
         """
+        reflected, _, usable = self.mirror(points)
+        return reflected if usable else None
+
+    def mirror(self, points: Sequence[Scalar]) -> tuple[list[Scalar], list[Scalar], Scalar]:
+        """Return the pose reflected across its chord, its bone directions and its validity.
+
+        Valid (True, or a bool per row for arrays) where the chord has a length and every
+        reflected angle lies in its joint's range.
+        """
         base, tip = points[0], points[-1]
-        chord = tip - base
-        if abs(chord) < 1e-12:
-            return None
-        axis = chord / abs(chord)
+        axis = unit_or(tip - base, 1 + 0j)
         reflected = [base + axis * (axis * (p - base).conjugate()) for p in points]
         reflected[-1] = tip
-        directions = [(b - a) / abs(b - a) for a, b in zip(reflected, reflected[1:], strict=False)]
-        angles = self.angles(directions)
-        if all(h.contains(a) for h, a in zip(self.chain.constraints, angles, strict=True)):
-            return reflected
-        return None
+        pairs = zip(reflected, reflected[1:], strict=False)
+        directions = [unit_or(b - a, 1 + 0j) for a, b in pairs]
+        usable = abs(tip - base) >= 1e-12
+        for constraint, angle in zip(self.chain.constraints, self.angles(directions), strict=True):
+            usable = usable & constraint.contains(angle)
+        return reflected, directions, usable
 
 
-def _interpolate(value: float, xs: list[float], ys: list[float]) -> float:
-    """Return ys at ``value`` by linear interpolation over ascending xs (clamped at the ends).
+def arc_chord(lengths: Sequence[float], turn: Scalar) -> Scalar:
+    """Return the base-to-tip vector of a chain laid along +u turning ``turn`` per joint.
 
-    >>> _interpolate(1.5, [1.0, 2.0], [10.0, 20.0]), _interpolate(9.0, [1.0, 2.0], [10.0, 20.0])
-    (15.0, 20.0)
+    >>> abs(arc_chord([1.0, 1.0], math.pi / 2)) == math.sqrt(2.0)
+    True
     """
-    index = bisect.bisect_left(xs, value)
-    if index == 0:
-        return ys[0]
-    if index == len(xs):
-        return ys[-1]
-    span = xs[index] - xs[index - 1]
-    weight = (value - xs[index - 1]) / span if span > 0.0 else 0.0
-    return ys[index - 1] + weight * (ys[index] - ys[index - 1])
-
-
-def _arc_chords(lengths: Sequence[float], turns: np.ndarray) -> np.ndarray:
-    """Return the base-to-tip vectors of :func:`_arc_chord` for an array of turns."""
-    step = np.exp(1j * turns)
-    direction = np.ones_like(step)
-    tip = np.zeros_like(step)
+    step = rotation(turn)
+    direction: Scalar = 1 + 0j
+    tip: Scalar = 0j
     for length in lengths:
         tip = tip + direction * length
         direction = direction * step
     return tip
 
 
-def _arc_chord(lengths: Sequence[float], turn: float) -> complex:
-    """Return the base-to-tip vector of a chain laid along +u turning ``turn`` per joint."""
-    step = cmath.rect(1.0, turn)
-    direction = 1 + 0j
-    tip = 0j
-    for length in lengths:
-        tip += direction * length
-        direction *= step
-    return tip
-
-
-def _arc_points(base: complex, heading: complex, lengths: Sequence[float],
-                turn: float) -> list[complex]:
+def arc_points(base: complex, heading: Scalar, lengths: Sequence[float],
+               turn: Scalar) -> list[Scalar]:
     """Return the arc's joint positions from ``base``, first bone along ``heading``."""
-    step = cmath.rect(1.0, turn)
+    step = rotation(turn)
     points = [base]
     direction = heading
     for length in lengths:
         points.append(points[-1] + direction * length)
-        direction *= step
+        direction = direction * step
     return points

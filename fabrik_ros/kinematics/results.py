@@ -39,20 +39,20 @@ class ChainSolution(Generic[P]):
 class IkResult:
     """An arm IK answer.
 
-    :param angles: joint angles in config order [rad], always within limits
-    :param position: tool point the angles reach, in the base frame [m]
-    :param reached: True when ``error`` is within the solver tolerance
-    :param error: distance from ``position`` to the target [m]
+    :param angles_rad: joint angles in config order [rad], always within limits
+    :param position_m: tool point the angles reach, in the base frame [m]
+    :param reached: True when ``residual_m`` is within the solver tolerance
+    :param residual_m: distance from ``position_m`` to the target [m]
     :param iterations: FABRIK iterations summed over every attempt
     :param stop_reason: why the chosen attempt ended
     :param approach_error_rad: angle between the asked and the reached tool direction
         (0.0 when no approach direction was asked)
     """
 
-    angles: np.ndarray
-    position: np.ndarray
+    angles_rad: np.ndarray
+    position_m: np.ndarray
     reached: bool
-    error: float
+    residual_m: float
     iterations: int
     stop_reason: StopReason
     approach_error_rad: float = 0.0
@@ -62,15 +62,15 @@ class IkResult:
 class BatchIkResult:
     """Arm IK answers for many targets: row i answers target i.
 
-    :param angles: (N, n_joints) joint angles [rad]
-    :param positions: (N, 3) tool points reached [m]
-    :param reached: (N,) bool
-    :param error: (N,) residuals [m]
+    :param angles_rad: (N, n_joints) joint angles [rad], within limits
+    :param positions_m: (N, 3) tool points reached [m]
+    :param reached: (N,) bool, residual within the solver tolerance
+    :param residual_m: (N,) distances from the tool points to the targets [m]
     :param iterations: (N,) FABRIK iterations spent on each target
     """
 
-    angles: np.ndarray
-    positions: np.ndarray
+    angles_rad: np.ndarray
+    positions_m: np.ndarray
     reached: np.ndarray
-    error: np.ndarray
+    residual_m: np.ndarray
     iterations: np.ndarray

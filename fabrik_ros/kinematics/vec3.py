@@ -22,7 +22,7 @@ class Vec3(NamedTuple):
     y: float
     z: float
 
-    def __add__(self, other: object) -> 'Vec3':  # type: ignore[override]
+    def __add__(self, other: object) -> 'Vec3':
         """Return the component-wise sum."""
         assert isinstance(other, Vec3)
         return Vec3(self.x + other.x, self.y + other.y, self.z + other.z)
@@ -31,12 +31,12 @@ class Vec3(NamedTuple):
         """Return the component-wise difference."""
         return Vec3(self.x - other.x, self.y - other.y, self.z - other.z)
 
-    def __mul__(self, scale: object) -> 'Vec3':  # type: ignore[override]
+    def __mul__(self, scale: object) -> 'Vec3':
         """Return the vector scaled by a float."""
         assert isinstance(scale, (int, float))
         return Vec3(self.x * scale, self.y * scale, self.z * scale)
 
-    def __rmul__(self, scale: object) -> 'Vec3':  # type: ignore[override]
+    def __rmul__(self, scale: object) -> 'Vec3':
         """Return the vector scaled by a float (scalar on the left)."""
         return self.__mul__(scale)
 

@@ -255,23 +255,23 @@ class FabrikIkNode(Node):
         seed = self._seed()
         started = time.perf_counter()
         result = self._arm.ik(position_m, seed, approach=approach)
-        self._stats.record(reached=result.reached, error_m=result.error,
+        self._stats.record(reached=result.reached, error_m=result.residual_m,
                            solve_s=time.perf_counter() - started)
         if not result.reached:
             self._warn_unreached(source, position_m, approach, result)
-        self._last_command = tuple(float(a) for a in result.angles)
+        self._last_command = tuple(float(a) for a in result.angles_rad)
         if self._command_sink is not None:
             self._command_sink(self._last_command)
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
-        self._unpublished = (result.angles, position_m, result.reached)
+        self._unpublished = (result.angles_rad, position_m, result.reached)
         if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
 
     def _warn_unreached(self, source: str, position_m, approach, result: IkResult) -> None:
         """Say which part of the target cannot be met: the position, or only the approach."""
-        away = f'{1e3 * result.error:.1f} mm away'
+        away = f'{1e3 * result.residual_m:.1f} mm away'
         if approach is not None and self._arm.ik(position_m, self._seed()).reached:
             cause = 'approach out of reach'
             what = (f'is reachable, but not along the approach {_fmt(approach)}: moving to the '

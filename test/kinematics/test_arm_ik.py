@@ -31,10 +31,11 @@ def test_fk_sampled_targets_are_reached_within_limits(any_arm: Arm, data):
     angles = data.draw(joint_angles(any_arm))
     target = tool_points(any_arm, angles[None])[0]
     result = any_arm.ik(target)
-    assert result.error < 1e-3
-    assert_within_limits(any_arm, result.angles)
-    assert np.allclose(tool_points(any_arm, result.angles[None])[0], result.position)
-    assert np.linalg.norm(result.position - target) == pytest.approx(result.error, abs=1e-12)
+    assert result.residual_m < 1e-3
+    assert_within_limits(any_arm, result.angles_rad)
+    assert np.allclose(tool_points(any_arm, result.angles_rad[None])[0], result.position_m)
+    assert np.linalg.norm(result.position_m - target) == pytest.approx(result.residual_m,
+                                                                        abs=1e-12)
 
 
 COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(allow_nan=False, allow_infinity=False))
@@ -45,9 +46,9 @@ COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(allow_nan=False, allow_in
 @given(target=st.tuples(*[COORDINATE] * 3))
 def test_any_finite_target_gives_angles_within_limits_and_no_nan(arm_4dof: Arm, target):
     result = arm_4dof.ik(target)
-    assert np.all(np.isfinite(result.angles)) and math.isfinite(result.error)
-    assert_within_limits(arm_4dof, result.angles)
-    assert result.reached == (result.error <= arm_4dof.options.tolerance_m)
+    assert np.all(np.isfinite(result.angles_rad)) and math.isfinite(result.residual_m)
+    assert_within_limits(arm_4dof, result.angles_rad)
+    assert result.reached == (result.residual_m <= arm_4dof.options.tolerance_m)
 
 
 def test_fk_rows_are_joints_then_tool(arm_4dof: Arm):
@@ -70,15 +71,15 @@ def test_unreachable_targets_land_on_the_closest_reachable_point(arm_4dof: Arm):
         result = arm_4dof.ik(target)
         assert not result.reached
         assert result.stop_reason is not StopReason.REACHED
-        assert result.error <= best + 1e-3, (target, result.error, best)
-        assert_within_limits(arm_4dof, result.angles)
+        assert result.residual_m <= best + 1e-3, (target, result.residual_m, best)
+        assert_within_limits(arm_4dof, result.angles_rad)
 
 
 def test_target_beyond_reach_stretches_the_arm_toward_it(arm_4dof: Arm):
     result = arm_4dof.ik((1.0, 0.0, 0.07))
     assert not result.reached
-    assert np.allclose(result.angles, [0.0, 0.0, 0.0, 0.0], atol=1e-4)
-    assert result.error == pytest.approx(1.0 - 0.263, abs=1e-4)
+    assert np.allclose(result.angles_rad, [0.0, 0.0, 0.0, 0.0], atol=1e-4)
+    assert result.residual_m == pytest.approx(1.0 - 0.263, abs=1e-4)
 
 
 @pytest.mark.parametrize('bad', [(math.nan, 0.0, 0.1), (0.1, math.inf, 0.1), (0.1, 0.2)])
@@ -93,29 +94,30 @@ def test_unusable_target_raises_value_error(arm_4dof: Arm, bad):
 def test_target_behind_the_base_is_reached_over_the_top(arm_4dof: Arm, target):
     result = arm_4dof.ik(target)
     assert result.reached
-    assert_within_limits(arm_4dof, result.angles)
+    assert_within_limits(arm_4dof, result.angles_rad)
     facing = math.atan2(-target[1], -target[0])
-    assert result.angles[0] == pytest.approx(facing, abs=1e-9)
-    assert arm_4dof.fk(result.angles)[2, 0] * target[0] <= 0.0 or result.angles[1] > math.pi / 2
+    assert result.angles_rad[0] == pytest.approx(facing, abs=1e-9)
+    elbow_x = arm_4dof.fk(result.angles_rad)[2, 0]
+    assert elbow_x * target[0] <= 0.0 or result.angles_rad[1] > math.pi / 2
 
 
 def test_wide_yaw_arm_faces_the_target_unless_the_seed_faces_away():
     arm = Arm.from_params(shipped_params('arm_6servo.yaml'))
     target = (-0.05, 0.2, 0.15)
     facing = math.atan2(0.2, -0.05)
-    assert arm.ik(target).angles[0] == pytest.approx(facing)
+    assert arm.ik(target).angles_rad[0] == pytest.approx(facing)
     seed = arm.home.copy()
     seed[0], seed[1] = facing - math.pi, math.radians(150.0)
     over_the_top = arm.ik(target, seed=seed)
     assert over_the_top.reached
-    assert over_the_top.angles[0] == pytest.approx(facing - math.pi)
+    assert over_the_top.angles_rad[0] == pytest.approx(facing - math.pi)
 
 
 def test_yaw_limited_arm_answers_outside_its_yaw_range_with_the_closest_point(any_arm: Arm):
     target = np.array([-0.05, -0.25, 0.05])
     result = any_arm.ik(target)
     best = closest_distances(any_arm, target[None])[0]
-    assert result.error <= best + 1e-3
+    assert result.residual_m <= best + 1e-3
     assert result.reached == (best < any_arm.options.tolerance_m and result.reached)
 
 
@@ -124,14 +126,14 @@ def test_moving_target_with_seed_never_flips_the_elbow(arm_4dof: Arm):
     path = np.column_stack([0.16 + 0.04 * np.cos(steps), 0.05 * np.sin(steps),
                             0.12 + 0.04 * np.sin(2 * steps)])
     for bend in (Bend.UP, Bend.DOWN):
-        angles = arm_4dof.ik(path[0], bend=bend).angles
+        angles = arm_4dof.ik(path[0], bend=bend).angles_rad
         elbow_sign = np.sign(angles[2])
         for target in path[1:]:
             result = arm_4dof.ik(target, seed=angles)
             assert result.reached
-            assert np.max(np.abs(result.angles - angles)) < math.radians(10.0)
-            assert np.sign(result.angles[2]) == elbow_sign
-            angles = result.angles
+            assert np.max(np.abs(result.angles_rad - angles)) < math.radians(10.0)
+            assert np.sign(result.angles_rad[2]) == elbow_sign
+            angles = result.angles_rad
 
 
 def test_seeded_solve_of_a_reached_pose_stays_put(arm_4dof: Arm):
@@ -139,7 +141,7 @@ def test_seeded_solve_of_a_reached_pose_stays_put(arm_4dof: Arm):
     target = tool_points(arm_4dof, seed[None])[0]
     result = arm_4dof.ik(target, seed=seed)
     assert result.iterations == 0
-    assert np.allclose(result.angles, seed)
+    assert np.allclose(result.angles_rad, seed)
 
 
 @pytest.mark.parametrize('bend, sign', [(Bend.UP, -1.0), (Bend.DOWN, 1.0)])
@@ -147,19 +149,19 @@ def test_bend_preference_picks_the_elbow_side(arm_4dof: Arm, bend, sign):
     # Both elbow branches reach this target within the limits (checked by dense sampling).
     result = arm_4dof.ik((0.12, 0.0, 0.25), bend=bend)
     assert result.reached
-    assert np.sign(result.angles[2]) == sign
+    assert np.sign(result.angles_rad[2]) == sign
 
 
 def test_bend_preference_yields_when_only_the_other_side_reaches(arm_4dof: Arm):
     # Shoulder >= 0 leaves only elbow-up poses for this target.
     result = arm_4dof.ik((0.17, 0.0, 0.12), bend=Bend.DOWN)
     assert result.reached
-    assert result.angles[2] < 0.0
+    assert result.angles_rad[2] < 0.0
 
 
 def test_bend_from_options_applies_when_no_argument_given(arm_4dof: Arm):
     down = arm_4dof.with_options(bend=Bend.DOWN)
-    assert down.ik((0.12, 0.0, 0.25)).angles[2] > 0.0
+    assert down.ik((0.12, 0.0, 0.25)).angles_rad[2] > 0.0
     assert arm_4dof.options.bend is Bend.ANY
 
 
@@ -168,7 +170,7 @@ def test_pole_point_turns_the_elbow_toward_it(arm_4dof: Arm):
     above = arm_4dof.ik(target, pole=(0.1, 0.0, 0.5))
     below = arm_4dof.ik(target, pole=(0.1, 0.0, -0.5))
     assert above.reached and below.reached
-    assert arm_4dof.fk(above.angles)[2, 2] > arm_4dof.fk(below.angles)[2, 2]
+    assert arm_4dof.fk(above.angles_rad)[2, 2] > arm_4dof.fk(below.angles_rad)[2, 2]
 
 
 def test_approach_direction_fixes_the_tool_segment(arm_4dof: Arm):
@@ -176,14 +178,14 @@ def test_approach_direction_fixes_the_tool_segment(arm_4dof: Arm):
     result = arm_4dof.ik((0.15, 0.02, 0.05), approach=down)
     assert result.reached
     assert result.approach_error_rad < 1e-6
-    points = arm_4dof.fk(result.angles)
+    points = arm_4dof.fk(result.angles_rad)
     assert np.allclose((points[-1] - points[-2]) / 0.06, down, atol=1e-6)
 
 
 def test_impossible_approach_is_reported_not_hidden(arm_4dof: Arm):
     result = arm_4dof.ik((0.25, 0.0, 0.07), approach=(-1.0, 0.0, 0.0))
     assert result.approach_error_rad > 1.0
-    assert_within_limits(arm_4dof, result.angles)
+    assert_within_limits(arm_4dof, result.angles_rad)
 
 
 def test_roll_joint_keeps_the_seed_angle(any_arm: Arm):
@@ -191,7 +193,7 @@ def test_roll_joint_keeps_the_seed_angle(any_arm: Arm):
     result = any_arm.ik(any_arm.fk(seed)[-1], seed=seed)
     for index, joint in enumerate(any_arm.joints):
         if joint.kind.value == 'roll':
-            assert result.angles[index] == pytest.approx(0.3)
+            assert result.angles_rad[index] == pytest.approx(0.3)
 
 
 def test_seed_with_wrong_length_is_rejected(arm_4dof: Arm):

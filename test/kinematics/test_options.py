@@ -34,7 +34,7 @@ def test_with_options_returns_a_new_arm_and_keeps_the_old(arm_4dof: Arm):
     assert arm_4dof.options.tolerance_m == 0.0001
     assert loose.joints == arm_4dof.joints and loose.planar is arm_4dof.planar
     result = loose.ik((0.15, 0.05, 0.1))
-    assert result.reached and result.error <= 0.01
+    assert result.reached and result.residual_m <= 0.01
 
 
 def test_with_options_rejects_a_bad_value(arm_4dof: Arm):

@@ -80,9 +80,9 @@ def _sane(path) -> str:
     arm = load_arm(path)
     for point in ((0.15, 0.05, 0.12), (1e300, 0.0, 0.0)):
         result = arm.ik(point)
-        if not np.all(np.isfinite(result.angles)):
-            return f'ik{point} gave {result.angles}'
-        command = arm.servo_map.to_pulses(result.angles)
+        if not np.all(np.isfinite(result.angles_rad)):
+            return f'ik{point} gave {result.angles_rad}'
+        command = arm.servo_map.to_pulses(result.angles_rad)
         for cal, pulse in zip(arm.servo_map.calibrations, command.pulses_us, strict=True):
             if not cal.min_us <= pulse <= cal.max_us:
                 return f'ik{point} gave pulse {pulse} outside [{cal.min_us}, {cal.max_us}]'

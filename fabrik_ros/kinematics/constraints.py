@@ -1,17 +1,20 @@
-"""Joint constraints applied while FABRIK places each bone: free joints and limited hinges.
+"""Joint constraints applied while FABRIK places each bone: free joints, arcs and hinges.
 
 Every constraint answers two questions. ``limit(direction, reference)`` is asked by the
 backward (base to tip) pass: the bone's wanted ``direction`` is turned, if needed, so that its
 angle from the previous bone's ``reference`` lies in the joint range. ``limit_reverse`` is asked
 by the forward (tip to base) pass, which places bones inward: there the outer bone is known and
-the angle runs the other way, so the range is mirrored.
+the angle runs the other way, so the range is mirrored. Planar limits take one direction or a
+numpy array of them (one per target), so the batch solver applies the very same rule.
 """
 
 import cmath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
 
+from fabrik_ros.kinematics.elementwise import pick
 from fabrik_ros.kinematics.vec3 import Vec3
 
 D = TypeVar('D')
@@ -79,16 +82,17 @@ class Arc:
         object.__setattr__(self, 'at_min', cmath.rect(1.0, self.min_rad))
         object.__setattr__(self, 'at_max', cmath.rect(1.0, self.max_rad))
 
-    def nearest_end(self, rotation: complex) -> complex | None:
-        """Return None if ``rotation`` lies in the arc, else the nearer end of the arc.
+    def clamp(self, direction: D, reference: D) -> D:
+        """Return ``direction`` turned onto the nearer end of the arc if it lies outside.
 
-        Rotated to the arc centre, a rotation is inside exactly when its cosine is at least
-        the cosine of the half width; outside, the sign of its sine tells the nearer end.
+        The rotation from ``reference`` to ``direction``, turned to the arc centre, lies inside
+        exactly when its cosine is at least the cosine of the half width; outside, the sign of
+        its sine tells the nearer end. Works on one direction or an array of them.
         """
-        centred = rotation * self.to_centre
-        if centred.real >= self.cos_half:
-            return None
-        return self.at_max if centred.imag >= 0.0 else self.at_min
+        turned = direction * reference.conjugate()  # type: ignore[attr-defined]
+        centred = turned * self.to_centre
+        end = pick(centred.imag >= 0.0, self.at_max, self.at_min)
+        return pick(centred.real >= self.cos_half, direction, reference * end)  # type: ignore
 
 
 @dataclass(frozen=True)
@@ -122,17 +126,18 @@ class Hinge2D:
 
     def limit(self, direction: complex, reference: complex) -> complex:
         """Return ``direction`` turned into [min, max] from ``reference``."""
-        end = self.arc.nearest_end(direction * reference.conjugate())
-        return direction if end is None else reference * end
+        return self.arc.clamp(direction, reference)
 
     def limit_reverse(self, direction: complex, reference: complex) -> complex:
         """Return ``direction`` turned so that ``reference`` lies in [min, max] from it."""
-        end = self.reverse_arc.nearest_end(direction * reference.conjugate())
-        return direction if end is None else reference * end
+        return self.reverse_arc.clamp(direction, reference)
 
     def contains(self, angle_rad: float, *, slack_rad: float = 1e-9) -> bool:
-        """Return True when ``angle_rad`` lies in the range (with a rounding slack)."""
-        return self.min_rad - slack_rad <= angle_rad <= self.max_rad + slack_rad
+        """Return True when ``angle_rad`` lies in the range (with a rounding slack).
+
+        Given an array of angles, answer with an array of bools (one per angle).
+        """
+        return (angle_rad >= self.min_rad - slack_rad) & (angle_rad <= self.max_rad + slack_rad)
 
 
 @dataclass(frozen=True)
@@ -173,7 +178,8 @@ class Hinge3D:
         """Return ``direction`` in the hinge plane with ``reference`` in range from it."""
         return self._apply(direction, reference, self._planar.limit_reverse)
 
-    def _apply(self, direction: Vec3, reference: Vec3, planar_limit) -> Vec3:
+    def _apply(self, direction: Vec3, reference: Vec3,
+               planar_limit: Callable[[complex, complex], complex]) -> Vec3:
         """Express both vectors in the hinge plane, limit there, and map back to 3D."""
         e1 = _in_plane(reference, self.axis)
         if e1 is None:
@@ -181,7 +187,7 @@ class Hinge3D:
         e2 = self.axis.cross(e1)
         wanted = complex(direction.dot(e1), direction.dot(e2))
         wanted = wanted / abs(wanted) if abs(wanted) > 1e-12 else 1 + 0j
-        limited = planar_limit(wanted, 1 + 0j)
+        limited = complex(planar_limit(wanted, 1 + 0j))
         return e1 * limited.real + e2 * limited.imag
 
 
