@@ -159,14 +159,15 @@ class Arm:
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
         goal = as_vec3('target', target)
+        aim = _within_reckoning(goal)
         bend = bend or self.options.bend
         pole_vec = None if pole is None else as_vec3('pole', pole)
         if seed is None and approach is None:
-            quick = self._solver.quick(self._yaw, goal, bend=bend, pole=pole_vec)
+            quick = self._solver.quick(self._yaw, aim, bend=bend, pole=pole_vec)
             if quick is not None:
                 return self._closed_form_result(*quick, goal)
         seed_angles = None if seed is None else self._clamped_seed(seed)
-        planes = candidate_planes(self._yaw, goal,
+        planes = candidate_planes(self._yaw, aim,
                                   None if seed_angles is None else float(seed_angles[0]))
         seed_points = None if seed_angles is None else self.planar.points(
             [seed_angles[i] for i in self._pitch_index])
@@ -217,8 +218,13 @@ class Arm:
             :meth:`ik`'s ``seed``, or None
         :raises TargetError: if a target or seed is not finite or a shape is wrong
         """
-        return solve_batch(self, np.asarray(targets, dtype=float),
-                           None if seeds is None else np.asarray(seeds, dtype=float))
+        goals = np.asarray(targets, dtype=float)
+        result = solve_batch(self, _rows_within_reckoning(goals),
+                             None if seeds is None else np.asarray(seeds, dtype=float))
+        with np.errstate(over='ignore'):
+            residual = np.hypot.reduce(result.positions_m - goals, axis=-1)
+        return replace(result, residual_m=residual,
+                       reached=residual <= self.options.tolerance_m)
 
     @cached_property
     def _solver(self) -> ArmIk:
@@ -260,6 +266,27 @@ class Arm:
 def _shared_planar(chain: Chain[complex]) -> PlanarArm:
     """Return one PlanarArm per chain, so Arm variants share its lazily built tables."""
     return PlanarArm(chain)
+
+
+# Beyond this distance from the base the solver aims at a stand-in target in the same direction:
+# squares of its coordinates stay finite, and the closest pose is the same to double precision
+# (at 1e12 m, the arm's own offsets turn the direction by less than 1e-12 rad).
+_RECKONING_M = 1e12
+
+
+def _within_reckoning(goal: Vec3) -> Vec3:
+    """Return ``goal``, or for a far one (up to the float maximum) a stand-in along its line."""
+    largest = max(abs(goal.x), abs(goal.y), abs(goal.z))
+    return goal if largest <= _RECKONING_M else goal * (_RECKONING_M / largest)
+
+
+def _rows_within_reckoning(goals: np.ndarray) -> np.ndarray:
+    """Return ``goals`` (N, 3) with :func:`_within_reckoning` applied to each row."""
+    if goals.ndim != 2 or not np.all(np.isfinite(goals)):
+        return goals    # the solver refuses these with the reason
+    largest = np.max(np.abs(goals), axis=1, keepdims=True)
+    return np.where(largest > _RECKONING_M, goals * (_RECKONING_M / np.maximum(largest, 1.0)),
+                    goals)
 
 
 def _unit(vector: Vec3) -> Vec3:

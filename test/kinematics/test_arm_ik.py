@@ -38,7 +38,8 @@ def test_fk_sampled_targets_are_reached_within_limits(any_arm: Arm, data):
                                                                         abs=1e-12)
 
 
-COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(allow_nan=False, allow_infinity=False))
+# Up to 1e300, so that the true distance to the target is a finite float too.
+COORDINATE = st.one_of(st.floats(-1.0, 1.0), st.floats(-1e300, 1e300))
 
 
 @SETTINGS
@@ -49,6 +50,23 @@ def test_any_finite_target_gives_angles_within_limits_and_no_nan(arm_4dof: Arm, 
     assert np.all(np.isfinite(result.angles_rad)) and math.isfinite(result.residual_m)
     assert_within_limits(arm_4dof, result.angles_rad)
     assert result.reached == (result.residual_m <= arm_4dof.options.tolerance_m)
+
+
+@pytest.mark.filterwarnings('error')
+@pytest.mark.parametrize('target', [(1.7e308, 0.0, 1.7e308), (-1e308, 1e308, -1e308),
+                                    (5e-324, -1.7976931348623157e308, 0.0)])
+def test_a_target_near_the_float_maximum_stretches_toward_it_without_overflow(arm_4dof: Arm,
+                                                                              target):
+    """Regression: complex abs() of such a target raised OverflowError inside the solver."""
+    single = arm_4dof.ik(target)
+    batch = arm_4dof.ik_batch([target] * 12)
+    for angles in (single.angles_rad, *batch.angles_rad):
+        assert np.all(np.isfinite(angles))
+        assert_within_limits(arm_4dof, angles)
+    assert not single.reached and not np.any(batch.reached)
+    same_line = arm_4dof.ik(np.array(target) / np.max(np.abs(target)) * 1e9)
+    assert np.allclose(single.position_m, same_line.position_m, atol=1e-6), \
+        'a far target is answered by its direction, as one 1e9 m away on the same line'
 
 
 def test_fk_rows_are_joints_then_tool(arm_4dof: Arm):
