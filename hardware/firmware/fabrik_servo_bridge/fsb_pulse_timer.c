@@ -91,9 +91,41 @@ uint16_t fsb_pulse_timer_elapsed_us(void)
     return (uint16_t)(ticks / TICKS_PER_US);
 }
 
+/* Fast frame: drive the next fall group and every later one less than DUE_TICKS after the one
+ * before, straight from the sorted groups: falls a microsecond apart leave the pins as close
+ * together as this loop allows (the groups are in order, so no timer read decides that). */
+static void fall_groups(void)
+{
+    uint8_t g = sequencer.slot;
+    const uint16_t *at = &sequencer.group_at[g];
+    const uint16_t *end = &sequencer.group_at[sequencer.groups];
+    const uint8_t *mask = &sequencer.group_mask[g];
+    uint16_t tick = *at++;
+    uint8_t keep = (uint8_t)~(uint8_t)(*mask++ << FIRST_PIN);
+    for (;;) {
+        while ((int16_t)(TCNT1 - tick) < 0) {
+        }
+        PORTD &= keep;
+        g++;
+        if (at == end) {
+            break;
+        }
+        uint16_t next = *at++;
+        keep = (uint8_t)~(uint8_t)(*mask++ << FIRST_PIN);
+        if ((uint16_t)(next - tick) > DUE_TICKS) {
+            break;
+        }
+        tick = next;
+    }
+    fsb_sequencer_fell(&sequencer, g);
+}
+
 ISR(TIMER1_COMPA_vect)
 {
-    do {
+    if (sequencer.frame_ticks && !sequencer.starting) {
+        fall_groups();
+    }
+    while (fsb_sequencer_due(&sequencer, TCNT1, DUE_TICKS)) {
         uint16_t at = sequencer.edge;
         uint8_t channels;
         fsb_edge_t edge = fsb_sequencer_next(&sequencer, enabled, frame_ticks, &channels);
@@ -108,8 +140,7 @@ ISR(TIMER1_COMPA_vect)
                 fsb_sequencer_latch(&sequencer, width_ticks);
             }
         }
-        /* Fast frames can put two falls a microsecond apart. */
-    } while (fsb_sequencer_due(&sequencer, TCNT1, DUE_TICKS));
+    }
     OCR1A = (uint16_t)(sequencer.edge - LEAD_TICKS);
 }
 

@@ -13,7 +13,7 @@
  *
  * Fast (for digital servos, which take a shorter frame): every channel enabled at the frame
  * start rises on the same edge; the latch then sorts their widths so the pins fall in order
- * of width, channels of equal width on one edge. The next frame starts the requested number
+ * of width, channels of equal width (or within FSB_SEQ_FOLD_TICKS above) on one edge. The next frame starts the requested number
  * of ticks after this one, so every enabled pin repeats at that period. Widths and enable bits
  * are latched at the frame start, so again no pulse is cut short or stretched.
  *
@@ -36,6 +36,10 @@ extern "C" {
 #define FSB_SEQ_FRAME_TICKS (20000u * FSB_SEQ_TICKS_PER_US)
 #define FSB_SEQ_SLOT_TICKS (3000u * FSB_SEQ_TICKS_PER_US)
 #define FSB_SEQ_GAP_TICKS (FSB_FRAME_GAP_US * FSB_SEQ_TICKS_PER_US)
+/* Two falls need about 2 us of the interrupt handler between them; a width this close above a
+ * shorter one (1 us, the protocol's resolution) falls with it, so at most 1 us short, rather
+ * than late and making every later close fall later still. */
+#define FSB_SEQ_FOLD_TICKS (1u * FSB_SEQ_TICKS_PER_US)
 #define FSB_SEQ_ALL_CHANNELS ((uint8_t)((1u << FSB_CHANNELS) - 1u))
 
 typedef enum { FSB_EDGE_NONE = 0, FSB_EDGE_RISE = 1, FSB_EDGE_FALL = 2 } fsb_edge_t;
@@ -51,7 +55,7 @@ typedef struct {
     uint8_t rose;         /* fast: channels that rose at this frame's start */
     uint8_t groups;       /* fast: number of fall groups this frame */
     uint8_t group_mask[FSB_CHANNELS];  /* fast: channels falling together, by width */
-    uint16_t group_at[FSB_CHANNELS];   /* fast: their fall, in ticks after frame_start */
+    uint16_t group_at[FSB_CHANNELS];   /* fast: the tick of their fall */
 } fsb_sequencer_t;
 
 /* Start with the first frame one slot after ``now``, all pins low. */
@@ -73,6 +77,18 @@ static inline void fsb_sequencer_end_frame(fsb_sequencer_t *seq, uint16_t length
     seq->frame_start = (uint16_t)(seq->frame_start + length);
     seq->edge = seq->frame_start;
     seq->starting = 1;
+}
+
+/* Fast mode: fall groups before ``next`` have been driven (the interrupt handler drives falls
+ * that come close together straight from group_at and group_mask, then calls this once). */
+static inline void fsb_sequencer_fell(fsb_sequencer_t *seq, uint8_t next)
+{
+    seq->slot = next;
+    if (next < seq->groups) {
+        seq->edge = seq->group_at[next];
+    } else {
+        fsb_sequencer_end_frame(seq, seq->frame_ticks);
+    }
 }
 
 /* Slotted mode: the edge at the current slot's start or its pulse's end. */
@@ -124,19 +140,16 @@ static inline fsb_edge_t fsb_sequencer_next(fsb_sequencer_t *seq, uint8_t enable
         return fsb_sequencer_next_slotted(seq, enabled, channels);
     }
     *channels = seq->group_mask[seq->slot];
-    if (++seq->slot < seq->groups) {
-        seq->edge = (uint16_t)(seq->frame_start + seq->group_at[seq->slot]);
-    } else {
-        fsb_sequencer_end_frame(seq, seq->frame_ticks);
-    }
+    fsb_sequencer_fell(seq, (uint8_t)(seq->slot + 1u));
     return FSB_EDGE_FALL;
 }
 
 /* Fast mode, after the common rise: sort the channels that rose by width into fall groups
- * (equal widths share one), each width capped to leave the frame's gap. */
+ * (equal or folded widths share one), each width capped to leave the frame's gap. */
 static inline void fsb_sequencer_sort(fsb_sequencer_t *seq, const volatile uint16_t *width_ticks)
 {
     uint16_t longest = (uint16_t)(seq->frame_ticks - FSB_SEQ_GAP_TICKS);
+    uint16_t width_at[FSB_CHANNELS];
     uint8_t groups = 0;
     for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
         uint8_t bit = (uint8_t)(1u << ch);
@@ -148,24 +161,36 @@ static inline void fsb_sequencer_sort(fsb_sequencer_t *seq, const volatile uint1
             width = longest;
         }
         uint8_t at = groups;
-        while (at > 0 && seq->group_at[at - 1] > width) {
+        while (at > 0 && width_at[at - 1] > width) {
             at--;
         }
-        if (at > 0 && seq->group_at[at - 1] == width) {
+        if (at > 0 && width_at[at - 1] == width) {
             seq->group_mask[at - 1] |= bit;
             continue;
         }
         for (uint8_t move = groups; move > at; move--) {
-            seq->group_at[move] = seq->group_at[move - 1];
+            width_at[move] = width_at[move - 1];
             seq->group_mask[move] = seq->group_mask[move - 1];
         }
-        seq->group_at[at] = width;
+        width_at[at] = width;
         seq->group_mask[at] = bit;
         groups++;
     }
-    seq->groups = groups;
+    /* Widths within FSB_SEQ_FOLD_TICKS of a shorter group's fall with it. */
+    uint8_t kept = 0;
+    for (uint8_t g = 0; g < groups; g++) {
+        if (kept > 0 && (uint16_t)(width_at[g] - width_at[kept - 1]) <= FSB_SEQ_FOLD_TICKS) {
+            seq->group_mask[kept - 1] |= seq->group_mask[g];
+            continue;
+        }
+        width_at[kept] = width_at[g];
+        seq->group_mask[kept] = seq->group_mask[g];
+        seq->group_at[kept] = (uint16_t)(seq->frame_start + width_at[g]);
+        kept++;
+    }
+    seq->groups = kept;
     seq->slot = 0;
-    seq->edge = (uint16_t)(seq->frame_start + seq->group_at[0]);
+    seq->edge = seq->group_at[0];
 }
 
 /* After a rise: the pulse ends after the width its channel has now (slotted: within the

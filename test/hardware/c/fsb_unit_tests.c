@@ -920,6 +920,18 @@ static void test_sequencer_fast_frame_caps_widths_to_leave_the_gap(void)
                       2);
 }
 
+static void test_sequencer_fast_frame_folds_a_width_1us_above_another(void)
+{
+    /* 3000 and 3002 ticks fall together (at 3000); 3004 is 2 us above the group: its own. */
+    const uint16_t widths[FSB_CHANNELS] = {3002, 3000, 3004, 3006, 4000, 4002};
+    const uint8_t masks[4] = {BIT(0) | BIT(1), BIT(2) | BIT(3), BIT(4) | BIT(5)};
+    const uint16_t ats[4] = {3000, 3004, 4000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_fast_frame(&seq, 0x3F, widths, (uint16_t)(SEQ_START + SEQ_SLOT), 0x3F, masks, ats,
+                      3);
+}
+
 static void test_sequencer_changes_frame_mode_only_at_a_frame_start(void)
 {
     const uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 3000, 2000, 2000};
@@ -999,6 +1011,7 @@ static const test_case_t TESTS[] = {
     TEST(test_sequencer_fast_frame_rises_together_and_falls_in_width_order),
     TEST(test_sequencer_fast_frame_latches_widths_and_enables_at_its_start),
     TEST(test_sequencer_fast_frame_caps_widths_to_leave_the_gap),
+    TEST(test_sequencer_fast_frame_folds_a_width_1us_above_another),
     TEST(test_sequencer_changes_frame_mode_only_at_a_frame_start),
     TEST(test_sequencer_due_covers_the_lead_and_late_edges_not_far_ones),
 };
