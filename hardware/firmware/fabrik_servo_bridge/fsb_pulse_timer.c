@@ -96,33 +96,33 @@ uint16_t fsb_pulse_timer_elapsed_us(void)
  * together as this loop allows (the groups are in order, so no timer read decides that). */
 static void fall_groups(void)
 {
-    uint8_t g = sequencer.slot;
-    const uint16_t *at = &sequencer.group_at[g];
+    const uint16_t *at = &sequencer.group_at[sequencer.slot];
     const uint16_t *end = &sequencer.group_at[sequencer.groups];
-    const uint8_t *mask = &sequencer.group_mask[g];
+    const uint8_t *mask = &sequencer.group_mask[sequencer.slot];
     uint16_t tick = *at++;
     uint8_t keep = (uint8_t)~(uint8_t)(*mask++ << FIRST_PIN);
     for (;;) {
         while ((int16_t)(TCNT1 - tick) < 0) {
         }
         PORTD &= keep;
-        g++;
         if (at == end) {
             break;
         }
-        uint16_t next = *at++;
-        keep = (uint8_t)~(uint8_t)(*mask++ << FIRST_PIN);
+        uint16_t next = *at;
         if ((uint16_t)(next - tick) > DUE_TICKS) {
             break;
         }
+        at++;
         tick = next;
+        keep = (uint8_t)~(uint8_t)(*mask++ << FIRST_PIN);
     }
-    fsb_sequencer_fell(&sequencer, g);
+    fsb_sequencer_fell(&sequencer, (uint8_t)(at - sequencer.group_at));
 }
 
 ISR(TIMER1_COMPA_vect)
 {
-    if (sequencer.frame_ticks && !sequencer.starting) {
+    if (sequencer.frame_ticks && !sequencer.starting &&
+        fsb_sequencer_due(&sequencer, TCNT1, DUE_TICKS)) {
         fall_groups();
     }
     while (fsb_sequencer_due(&sequencer, TCNT1, DUE_TICKS)) {
