@@ -47,6 +47,10 @@ pass. ``behind_floor_share`` is the share of samples a frame or more behind; it 
 whose phases differ (at 50 Hz the targets and the board's 50 Hz frame hardly drift against
 each other, so one run's floor sits wherever its phase started).
 
+**Frame.** ``--frames 20,5`` (the default) measures the link settings in the board's default
+20 ms slotted frame and again in a 5 ms fast frame (SET_FRAME: all six pins rise together every
+5 ms, for digital servos), current firmware only. A missed slot is then a missed 5 ms frame.
+
 **Firmware.** ``--before REV`` builds the firmware of a git revision into
 bench/out/firmware_<rev>/ (``git archive``), so an older firmware is measured in the same run.
 
@@ -60,7 +64,10 @@ the board before that channel's slot) is counted as superseded on that pin, not 
 Samples are per (target, channel); ``whole pose`` is the last of the six channels.
 
     .venv/bin/python bench/pin_latency.py [--quick] [--before REV] [--no-nodes]
-                                          [--results bench/results.json]
+                                          [--frames 20,5] [--results bench/results.json]
+
+With ``--results`` the runs measured replace those of the same key in the file; the others
+stay (so ``--frames 5 --no-nodes`` adds the fast-frame rows alone).
 
 Prints a table and writes bench/out/pin_latency.json.
 """
@@ -120,8 +127,11 @@ BYTE_S_AT_BOARD = 10 * 8 * 17 / 16e6
 WAIT_S = 10.0
 # The firmware applies a received frame well within this; later pulses are a newer target's.
 SUPERSEDE_MARGIN_S = 0.002
-# A new width that appears this much after the slot following its frame waited a whole frame.
-MISSED_SLOT_S = 0.010
+# A new width that appears over half a frame after the slot following its frame waited a
+# whole frame.
+MISSED_SHARE_OF_FRAME = 0.5
+SLOTTED_FRAME_MS = 20             # the board's default frame; any other is a SET_FRAME period
+FRAMES_MS = (SLOTTED_FRAME_MS, 5)
 # The link as servo_driver opens it at its shipped defaults (driver_node.py), and uncapped.
 DRIVER_CONTROL_RATE_HZ = 50.0     # servo_driver's control_rate_hz, its link's pulse-rate cap
 LINK_SETTINGS = {
@@ -318,14 +328,17 @@ def stream(link: ServoLink, rate_hz: float, seconds: float, first_index: int) ->
     return sent_at
 
 
-def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> dict:
-    """Run one firmware, link setting and rate; return the figures."""
+def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget,
+            frame_ms: int = SLOTTED_FRAME_MS) -> dict:
+    """Run one firmware, link setting, frame and rate; return the figures."""
     with SimavrBoard(elf=elf) as board, ServoLink(board.port, channels=CHANNELS,
                                                   options=options) as link:
         assert board.pid is not None
         realtime = boost_process(board.pid)
         link.wait_ready(WAIT_S)
         link.set_watchdog(*DRIVER_WATCHDOG)
+        if frame_ms != SLOTTED_FRAME_MS:
+            link.set_frame(frame_ms * 1000)
         link.set_pulses(target_widths(-1))
         link.enable([True] * CHANNELS)
         link.sync(WAIT_S)
@@ -342,25 +355,28 @@ def measure(elf: Path, options: LinkOptions, rate_hz: float, budget: Budget) -> 
         board.wait_sim_time(end_s + 2 * FRAME_PERIOD_S + 0.005, WAIT_S)
         received, pulses, clock = board.received, board.pulses(), board.clock()
     found = analyse(sent_at, match_by_widths(sent_at, set_pulses_frames(received)), pulses)
-    return figures(found, rate_hz, options.max_rate_hz, clock, realtime)
+    return {**figures(found, rate_hz, options.max_rate_hz, clock, realtime, frame_ms),
+            'budget_s': budget.seconds, 'loadavg_before': os.getloadavg()}
 
 
 def figures(found: dict, rate_hz: float, link_max_rate_hz: float,
-            clock: list[tuple[float, float]], realtime: bool) -> dict:
+            clock: list[tuple[float, float]], realtime: bool,
+            frame_ms: int = SLOTTED_FRAME_MS) -> dict:
     """Return one run's figures from :func:`analyse`'s samples."""
+    missed_s = MISSED_SHARE_OF_FRAME * frame_ms / 1000
     return {
-        'rate_hz': rate_hz, 'link_max_rate_hz': link_max_rate_hz,
+        'rate_hz': rate_hz, 'link_max_rate_hz': link_max_rate_hz, 'frame_ms': frame_ms,
         'targets': found['targets'], 'frames_carrying_a_target': found['carried'],
         'superseded_on_pin': found['superseded_on_pin'],
         'latency': percentiles_ms(found['latency']),
         'floor': percentiles_ms(found['floor']),
         # Latency minus floor is a whole number of frames: 0 = the floor's own slot.
-        'behind_floor_share': round(sum(1 for o in found['over_floor'] if o > MISSED_SLOT_S)
+        'behind_floor_share': round(sum(1 for o in found['over_floor'] if o > missed_s)
                                     / max(1, len(found['over_floor'])), 4),
         'host_share': percentiles_ms(found['host_share']),
         'whole_pose': percentiles_ms(found['whole_pose']),
         'firmware_excess': percentiles_ms(found['firmware_excess']),
-        'missed_slots': sum(1 for e in found['firmware_excess'] if e > MISSED_SLOT_S),
+        'missed_slots': sum(1 for e in found['firmware_excess'] if e > missed_s),
         'simulation': clock_figures(clock), 'instrument_realtime': realtime,
     }
 
@@ -505,8 +521,13 @@ def build_revision(revision: str) -> Path:
 
 
 def run(quick: bool = False, before: Optional[str] = None,
-        rates_hz: tuple[int, ...] = RATES_HZ, nodes: bool = True) -> dict:
-    """Measure every firmware x link setting x rate; return the results by key."""
+        rates_hz: tuple[int, ...] = RATES_HZ, nodes: bool = True,
+        frames_ms: tuple[int, ...] = FRAMES_MS) -> dict:
+    """Measure every firmware x frame x link setting x rate; return the results by key.
+
+    Fast frames (any but the slotted 20 ms) run on the current firmware only: older ones
+    have no SET_FRAME.
+    """
     build_hardware('firmware', 'sim')
     budget = QUICK if quick else Budget()
     firmwares = {'current': FIRMWARE_ELF}
@@ -515,12 +536,16 @@ def run(quick: bool = False, before: Optional[str] = None,
     results: dict = {'budget_s': budget.seconds, 'baud': BAUD, 'runs': {},
                      'loadavg_before': os.getloadavg()}
     for firmware, elf in firmwares.items():
-        for setting, options in LINK_SETTINGS.items():
-            for rate in rates_hz:
-                key = f'{firmware}/{setting}/{rate}hz'
-                results['runs'][key] = measure(elf, options, rate, budget)
-                print_row(key, results['runs'][key], flush=True)
-    if nodes:
+        for frame_ms in frames_ms:
+            if frame_ms != SLOTTED_FRAME_MS and firmware != 'current':
+                continue
+            suffix = '' if frame_ms == SLOTTED_FRAME_MS else f'_{frame_ms}ms_frame'
+            for setting, options in LINK_SETTINGS.items():
+                for rate in rates_hz:
+                    key = f'{firmware}/{setting}{suffix}/{rate}hz'
+                    results['runs'][key] = measure(elf, options, rate, budget, frame_ms)
+                    print_row(key, results['runs'][key], flush=True)
+    if nodes and SLOTTED_FRAME_MS in frames_ms:
         for rate in rates_hz:
             key = f'current/nodes_shipped_defaults/{rate}hz'
             results['runs'][key] = measure_nodes(FIRMWARE_ELF, rate, budget)
@@ -537,7 +562,7 @@ def print_row(key: str, run_result: dict, flush: bool = False) -> None:
     """Print one run: latency and floor p50 / p99, host share, whole pose, counts."""
     lat, flo, host = run_result['latency'], run_result['floor'], run_result['host_share']
     pose, sim = run_result['whole_pose'], run_result['simulation']
-    print(f'{key:34s} pin p50 {_ms(lat["p50_ms"])} p99 {_ms(lat["p99_ms"])} | floor p50 '
+    print(f'{key:44s} pin p50 {_ms(lat["p50_ms"])} p99 {_ms(lat["p99_ms"])} | floor p50 '
           f'{_ms(flo["p50_ms"])} p99 {_ms(flo["p99_ms"])} | behind floor '
           f'{run_result["behind_floor_share"]:.1%} | host p50 {_ms(host["p50_ms"])} | '
           f'pose p99 {_ms(pose["p99_ms"])} | fw excess p99 '
@@ -554,14 +579,24 @@ def main() -> None:
     parser.add_argument('--before', help='also measure the firmware of this git revision')
     parser.add_argument('--no-nodes', action='store_true',
                         help='skip the runs through fabrik_ik and servo_driver')
+    parser.add_argument('--frames', default=','.join(str(f) for f in FRAMES_MS),
+                        help='frame periods to measure [ms], comma-separated; '
+                        f'{SLOTTED_FRAME_MS} = the default slotted frame')
     parser.add_argument('--out', type=Path, default=OUT / 'pin_latency.json')
     parser.add_argument('--results', type=Path,
                         help='also put the figures into this results.json (key pin_latency)')
     args = parser.parse_args()
-    results = run(quick=args.quick, before=args.before, nodes=not args.no_nodes)
+    frames_ms = tuple(int(f) for f in args.frames.split(','))
+    results = run(quick=args.quick, before=args.before, nodes=not args.no_nodes,
+                  frames_ms=frames_ms)
     if args.results is not None:
         merged = json.loads(args.results.read_text(encoding='utf-8'))
-        merged['pin_latency'] = results
+        old = merged.get('pin_latency', {})
+        runs = {**old.get('runs', {}), **results['runs']}
+        # The run-wide fields (budget, load) describe the runs kept unless all were replaced;
+        # each new run carries its own budget and load too.
+        base = results if set(old.get('runs', {})) <= set(results['runs']) else old
+        merged['pin_latency'] = {**base, 'runs': runs}
         args.results.write_text(json.dumps(merged, indent=2) + '\n', encoding='utf-8')
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')

@@ -27,7 +27,11 @@ class _NackError(Exception):
 
 
 class NativeFirmware(SimFirmware):
-    """Answer every frame with ACK, NACK or DATA; host-silence watchdog; READY at boot."""
+    """Answer every frame with ACK, NACK or DATA; host-silence watchdog; READY at boot.
+
+    ``frame_us`` is the pulse frame SET_FRAME chose (0 = slotted 20 ms); the servo model has no
+    pulse timing, so it is kept only to enforce SET_FRAME's and SET_LIMITS's rules and to be read.
+    """
 
     def __init__(self, model: ServoModel, firmware: str) -> None:
         super().__init__(model, firmware)
@@ -36,10 +40,12 @@ class NativeFirmware(SimFirmware):
         self.action = WatchdogAction.HOLD
         self._last_valid_s = 0.0
         self.watchdog_fired = False
+        self.frame_us = native.FRAME_SLOTTED
         self._handlers: dict[int, Callable[[bytes, float], Optional[bytes]]] = {
             Command.PING: self._ping, Command.SET_PULSES: self._set_pulses,
             Command.SET_LIMITS: self._set_limits, Command.GET_POSITIONS: self._get_positions,
-            Command.ENABLE: self._enable, Command.SET_TIMEOUT: self._set_timeout}
+            Command.ENABLE: self._enable, Command.SET_TIMEOUT: self._set_timeout,
+            Command.SET_FRAME: self._set_frame}
 
     @property
     def info(self) -> BoardInfo:
@@ -120,6 +126,8 @@ class NativeFirmware(SimFirmware):
         for low, high in pairs:
             if not native.PULSE_MIN_US <= low < high <= native.PULSE_MAX_US:
                 raise _NackError(NackError.OUT_OF_RANGE)
+            if not self._frame_holds(self.frame_us, high):
+                raise _NackError(NackError.OUT_OF_RANGE)
         self.model.set_limits(pairs, now_s)
         return None
 
@@ -149,4 +157,19 @@ class NativeFirmware(SimFirmware):
         self.timeout_s = timeout_ms / 1000.0
         self.action = WatchdogAction(action)
         self.watchdog_fired = False
+        return None
+
+    @staticmethod
+    def _frame_holds(frame_us: int, max_us: int) -> bool:
+        """Whether a frame leaves the pin low for the gap after a pulse of ``max_us``."""
+        return frame_us == native.FRAME_SLOTTED or max_us + native.FRAME_GAP_US <= frame_us
+
+    def _set_frame(self, payload: bytes, now_s: float) -> Optional[bytes]:
+        frame_us = native.parse_set_frame(payload)
+        if frame_us is None:
+            raise _NackError(NackError.BAD_LENGTH)
+        if frame_us > native.FRAME_MAX_US or not all(
+                self._frame_holds(frame_us, high) for _, high in self.model.limits):
+            raise _NackError(NackError.OUT_OF_RANGE)
+        self.frame_us = frame_us
         return None

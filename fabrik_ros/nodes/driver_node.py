@@ -37,6 +37,7 @@ from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
     naming_empty_lists,
+    ParameterConfigError,
     refuse_unknown_overrides,
 )
 from fabrik_ros.nodes.spin import spin_until_shutdown
@@ -58,6 +59,7 @@ class FinalState(enum.Enum):
     DETACH = 'detach'  # stop pulses: servos go limp
 
 
+_SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
 _CHOICES = {'protocol': [p.value for p in Protocol],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [s.value for s in FinalState]}
@@ -157,6 +159,10 @@ class ServoDriverNode(Node):
                 floats=(0.0, 65.0))
         declare(self, 'board_timeout_action', 'hold', 'What the board watchdog does: hold '
                 'or detach', choices=_CHOICES['board_timeout_action'])
+        declare(self, 'frame_period_s', _SLOTTED_FRAME_S, 'Servo pulse frame [s]: 0.02 is the '
+                '50 Hz frame every servo takes; shorter (native protocol, digital servos only) '
+                'pulses every channel at once at that period, at least the widest limit + '
+                '0.3 ms', floats=(0.0007, _SLOTTED_FRAME_S))
         declare(self, 'on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
                 '(keep the last pose) or detach (limp)', read_only=False,
                 choices=_CHOICES['on_shutdown'])
@@ -206,9 +212,33 @@ class ServoDriverNode(Node):
         elif timeout_s > 0.0:
             self.get_logger().info(f'protocol {protocol.value} has no board watchdog: '
                                    'board_timeout_s is not used')
+        self._set_frame(link)
         self.get_logger().info(f'{protocol.value} board on {link.path}, '
                                f'{self._layout.channels} channels')
         return link.start()
+
+    def _set_frame(self, link: ServoLink) -> None:
+        """Give a native board the frame of ``frame_period_s``, even the default slotted one.
+
+        The default is sent too, so a board a previous host left in a fast frame returns to
+        the 50 Hz frame analog servos need; other protocols only have that frame.
+
+        :raises ParameterConfigError: on a fast frame with another protocol, or one too short
+            for the widest limit.
+        """
+        period_s = self._parameter('frame_period_s')
+        slotted = period_s == _SLOTTED_FRAME_S
+        if not link.capabilities.fast_frame:
+            if not slotted:
+                raise ParameterConfigError(
+                    'frame_period_s', period_s, f'must be {_SLOTTED_FRAME_S} with protocol '
+                    f'{link.protocol.value}: only native boards pulse in another frame')
+            return
+        try:
+            link.set_frame(0 if slotted else round(period_s * 1e6))
+        except ValueError as error:
+            raise ParameterConfigError('frame_period_s', period_s,
+                                       f'must fit the servo limits ({error})') from error
 
     # -- commands ----------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
 from fabrik_ros.servo_io.link_slots import Counters, Job, Slot
+from fabrik_ros.servo_io.protocols import native
 from fabrik_ros.servo_io.protocols.dialect import (
     Answer,
     AnswerKind,
@@ -229,6 +230,30 @@ class ServoLink:
             raise ValueError(f'timeout_s = {timeout_s!r}, must be within [0, 65.535]')
         with self._cv:
             self._watchdog.set((round(timeout_s * 1000), WatchdogAction(action)))
+        self._wake()
+
+    def set_frame(self, period_us: int) -> None:
+        """Pulse every ``period_us`` with all channels rising together, or 0: slotted 50 Hz.
+
+        For digital servos only (analog ones need the default 0). The frame travels with the
+        limits (the board checks each against the other), so both go out now and again after
+        every reconnect or board reset; :meth:`sync` waits for both.
+
+        :raises ValueError: if the protocol has no frame setting (only NATIVE has), or the
+            period is neither 0 nor within [max of the limits + ``FRAME_GAP_US``,
+            ``FRAME_MAX_US``].
+        """
+        if not self.capabilities.fast_frame:
+            raise ValueError(f'set_frame: protocol {self.protocol.name} has no pulse frame '
+                             'setting, only NATIVE has')
+        with self._cv:
+            shortest = native.min_frame_us(self._limits.value)
+            if period_us and not shortest <= period_us <= native.FRAME_MAX_US:
+                raise ValueError(f'period_us = {period_us!r}, must be 0 (slotted) or within '
+                                 f'[{shortest}, {native.FRAME_MAX_US}] (max limit + '
+                                 f'{native.FRAME_GAP_US} us gap, longest frame)')
+            self._dialect.set_frame(period_us)
+            self._limits.set(self._limits.value)
         self._wake()
 
     # -- observation -------------------------------------------------------------------------

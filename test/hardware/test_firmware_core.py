@@ -46,5 +46,5 @@ def test_random_bytes_never_break_the_core_invariants(hardware_build, seed):
     assert result.returncode == 0, result.stdout + result.stderr
     reached = dict(re.findall(r'(\w+)=(\d+)', result.stdout))
     # The fuzz must actually reach the states that could go wrong, not just bounce off.
-    for state in ('enabled', 'moving', 'limits', 'watchdog'):
+    for state in ('enabled', 'moving', 'limits', 'watchdog', 'fast'):
         assert int(reached[state]) > 100, result.stdout

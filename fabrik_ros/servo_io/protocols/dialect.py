@@ -67,6 +67,7 @@ class Capabilities:
     board_limits: bool       # limits are enforced by the board (else by the link only)
     watchdog: bool           # host-silence watchdog on the board
     pulse_range_us: tuple[int, int]
+    fast_frame: bool = False  # a pulse frame other than the 50 Hz default (SET_FRAME)
 
 
 class Dialect(abc.ABC):
@@ -118,6 +119,14 @@ class Dialect(abc.ABC):
     def limits(self, limits_us: Sequence[tuple[int, int]]) -> list[Transaction]:
         """Return the requests that store pulse limits on the board (none by default)."""
         return []
+
+    def set_frame(self, period_us: int) -> None:
+        """Make later :meth:`limits` requests set this pulse frame too (0 = the default).
+
+        :raises ValueError: always here: only dialects with ``capabilities.fast_frame`` can.
+        """
+        raise ValueError(f'period_us = {period_us!r}: {type(self).__name__} has no pulse '
+                         'frame setting, only the native protocol has')
 
     def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
         """Return the requests that set the board's host-silence watchdog; none by default."""

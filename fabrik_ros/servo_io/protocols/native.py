@@ -20,6 +20,9 @@ PROTOCOL_VERSION = 1
 PULSE_MIN_US = 400       # widest limits SET_LIMITS accepts
 PULSE_MAX_US = 2600
 DEFAULT_LIMITS_US = (500, 2500)
+FRAME_SLOTTED = 0        # SET_FRAME period meaning the default slotted 20 ms frame
+FRAME_GAP_US = 300       # a fast frame's least low time after the widest limit
+FRAME_MAX_US = 20000     # longest fast frame
 
 
 class Command(enum.IntEnum):
@@ -31,6 +34,7 @@ class Command(enum.IntEnum):
     GET_POSITIONS = 0x04
     ENABLE = 0x05
     SET_TIMEOUT = 0x06
+    SET_FRAME = 0x07
 
 
 class Reply(enum.IntEnum):
@@ -181,6 +185,29 @@ def encode_set_timeout(seq: int, timeout_ms: int, action: WatchdogAction) -> byt
     _check_u16('timeout_ms', timeout_ms)
     return encode_frame(seq, Command.SET_TIMEOUT,
                         struct.pack('<HB', timeout_ms, WatchdogAction(action)))
+
+
+def encode_set_frame(seq: int, period_us: int) -> bytes:
+    """Return a SET_FRAME request: 0 = slotted 20 ms frames, else a fast frame of that period.
+
+    Only the u16 range is checked here; whether the period fits the board's limits
+    (``min_frame_us``) is the board's rule, so a board can be asked and seen to refuse.
+    """
+    _check_u16('period_us', period_us)
+    return encode_frame(seq, Command.SET_FRAME, struct.pack('<H', period_us))
+
+
+def parse_set_frame(payload: bytes) -> Optional[int]:
+    """Return the period [µs] of a SET_FRAME payload, or None if its length is wrong."""
+    if len(payload) != 2:
+        return None
+    (period_us,) = struct.unpack('<H', payload)
+    return period_us
+
+
+def min_frame_us(limits_us: Sequence[tuple[int, int]]) -> int:
+    """Return the shortest fast frame [µs] the board accepts with these per-channel limits."""
+    return max(high for _, high in limits_us) + FRAME_GAP_US
 
 
 def encode_ack(seq: int, cmd: int) -> bytes:

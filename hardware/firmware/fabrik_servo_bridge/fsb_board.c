@@ -30,6 +30,12 @@ static int limits_valid(fsb_limits_t limits)
            limits.max_us <= FSB_PULSE_CEILING_US;
 }
 
+/* A fast frame must leave the pin low for FSB_FRAME_GAP_US after the longest pulse. */
+static int frame_holds(uint16_t frame_us, uint16_t max_us)
+{
+    return frame_us == FSB_FRAME_SLOTTED || (uint32_t)max_us + FSB_FRAME_GAP_US <= frame_us;
+}
+
 static void send(const fsb_board_t *board, uint8_t seq, uint8_t kind, const uint8_t *payload,
                  uint8_t length)
 {
@@ -75,6 +81,7 @@ void fsb_board_init(fsb_board_t *board, const fsb_limits_t *limits, fsb_write_fn
     board->move_elapsed_ms = 0;
     board->pending_us = 0;
     board->enabled_mask = 0;
+    board->frame_us = FSB_FRAME_SLOTTED;
     board->timeout_ms = 0;
     board->timeout_action = FSB_WATCHDOG_HOLD;
     board->silence_ms = 0;
@@ -168,7 +175,7 @@ static uint8_t set_limits(fsb_board_t *board, const fsb_frame_t *request)
     for (uint8_t ch = 0; ch < count; ch++) {
         fsb_limits_t limits = {get_u16(request->payload + 4 * ch),
                                get_u16(request->payload + 4 * ch + 2)};
-        if (!limits_valid(limits)) {
+        if (!limits_valid(limits) || !frame_holds(board->frame_us, limits.max_us)) {
             return FSB_ERR_OUT_OF_RANGE;
         }
     }
@@ -216,6 +223,24 @@ static uint8_t set_timeout(fsb_board_t *board, const fsb_frame_t *request)
     }
     board->timeout_ms = get_u16(request->payload);
     board->timeout_action = action;
+    return 0;
+}
+
+static uint8_t set_frame(fsb_board_t *board, const fsb_frame_t *request)
+{
+    if (request->length != 2) {
+        return FSB_ERR_BAD_LENGTH;
+    }
+    uint16_t frame_us = get_u16(request->payload);
+    if (frame_us > FSB_FRAME_MAX_US) {
+        return FSB_ERR_OUT_OF_RANGE;
+    }
+    for (uint8_t ch = 0; ch < FSB_CHANNELS; ch++) {
+        if (!frame_holds(frame_us, board->limits[ch].max_us)) {
+            return FSB_ERR_OUT_OF_RANGE;
+        }
+    }
+    board->frame_us = frame_us;
     return 0;
 }
 
@@ -268,6 +293,9 @@ static void execute(fsb_board_t *board, const fsb_frame_t *request)
         break;
     case FSB_CMD_SET_TIMEOUT:
         error = set_timeout(board, request);
+        break;
+    case FSB_CMD_SET_FRAME:
+        error = set_frame(board, request);
         break;
     default:
         error = FSB_ERR_UNKNOWN_CMD;

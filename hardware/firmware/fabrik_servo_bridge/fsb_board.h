@@ -7,7 +7,8 @@
  *
  * Invariant (checked by the fuzz harness after every byte): every channel whose pulse is set
  * has its current, start and target pulse inside its limits, and its limits inside
- * FSB_PULSE_FLOOR_US..FSB_PULSE_CEILING_US.
+ * FSB_PULSE_FLOOR_US..FSB_PULSE_CEILING_US; and a fast frame (frame_us != 0) is at most
+ * FSB_FRAME_MAX_US and leaves FSB_FRAME_GAP_US after every channel's max_us.
  */
 #ifndef FSB_BOARD_H
 #define FSB_BOARD_H
@@ -28,6 +29,7 @@ enum {
     FSB_CMD_GET_POSITIONS = 0x04,
     FSB_CMD_ENABLE = 0x05,
     FSB_CMD_SET_TIMEOUT = 0x06,
+    FSB_CMD_SET_FRAME = 0x07,
     FSB_REPLY_ACK = 0x80,
     FSB_REPLY_NACK = 0x81,
     FSB_REPLY_DATA = 0x82,
@@ -62,6 +64,7 @@ typedef struct {
     uint16_t move_elapsed_ms;          /* == move_ms once the move is over */
     uint16_t pending_us;               /* elapsed time not yet counted as a whole ms */
     uint8_t enabled_mask;
+    uint16_t frame_us;                 /* FSB_FRAME_SLOTTED or the fast frame's period */
     uint16_t timeout_ms;               /* host-silence watchdog, 0 = off */
     uint8_t timeout_action;            /* fsb_watchdog_action_t */
     uint16_t silence_ms;               /* since the last valid frame, saturating */

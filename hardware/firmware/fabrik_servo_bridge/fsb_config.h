@@ -16,4 +16,11 @@
 #define FSB_DEFAULT_MIN_US 500u
 #define FSB_DEFAULT_MAX_US 2500u
 
+/* SET_FRAME: 0 = the slotted 20 ms frame (the default after reset); otherwise every enabled
+ * channel rises at once every period_us. The period must leave FSB_FRAME_GAP_US low after the
+ * longest pulse any channel's limits allow, and be at most FSB_FRAME_MAX_US. */
+#define FSB_FRAME_SLOTTED 0u
+#define FSB_FRAME_GAP_US 300u
+#define FSB_FRAME_MAX_US 20000u
+
 #endif

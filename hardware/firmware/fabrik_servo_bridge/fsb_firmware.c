@@ -18,7 +18,7 @@ static fsb_board_t board;
 static void apply_and_reply(void *context, const uint8_t *bytes, uint8_t length)
 {
     const fsb_board_t *applied = (const fsb_board_t *)context;
-    fsb_pulse_timer_set(applied->enabled_mask, applied->current_us);
+    fsb_pulse_timer_set(applied->enabled_mask, applied->current_us, applied->frame_us);
     fsb_uart_write(0, bytes, length);
 }
 
@@ -65,7 +65,7 @@ void fsb_firmware_poll(void)
         fsb_board_feed(&board, byte);
     }
     fsb_board_advance(&board, fsb_pulse_timer_elapsed_us());
-    fsb_pulse_timer_set(board.enabled_mask, board.current_us);
+    fsb_pulse_timer_set(board.enabled_mask, board.current_us, board.frame_us);
     if (board.limits_changed) {
         board.limits_changed = 0;
         fsb_eeprom_store(board.limits);

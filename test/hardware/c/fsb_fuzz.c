@@ -7,7 +7,8 @@
  * fields, and valid frames with flipped bits, letting random amounts of time pass. After every
  * byte it checks the board's invariants: limits within 400..2600 and min < max, every set
  * channel's current, start and target pulse within its limits, no enable bit for a channel
- * that was never set or does not exist, and every reply a well-formed frame. Run it under
+ * that was never set or does not exist, a fast frame no longer than FSB_FRAME_MAX_US with
+ * FSB_FRAME_GAP_US to spare after every channel's max_us, and every reply a well-formed frame. Run it under
  * AddressSanitizer/UBSan (the Makefile does) so a stray read or write fails the run too.
  */
 #include <stdlib.h>
@@ -24,6 +25,7 @@ static struct {
     uint32_t moving;   /* steps that ended with a move in progress */
     uint32_t limits;   /* accepted SET_LIMITS */
     uint32_t watchdog; /* steps that ended with the watchdog fired */
+    uint32_t fast;     /* steps that ended in a fast frame */
 } reached;
 
 static uint32_t rng(void)
@@ -66,6 +68,14 @@ static int invariants_hold(const fsb_board_t *board)
             fprintf(stderr, "channel %u pulse %u (start %u target %u) outside %u..%u\n", ch,
                     board->current_us[ch], board->start_us[ch], board->target_us[ch],
                     limits.min_us, limits.max_us);
+            return 0;
+        }
+    }
+    for (uint8_t ch = 0; ch < FSB_CHANNELS && board->frame_us != FSB_FRAME_SLOTTED; ch++) {
+        if (board->frame_us > FSB_FRAME_MAX_US ||
+            board->limits[ch].max_us + FSB_FRAME_GAP_US > board->frame_us) {
+            fprintf(stderr, "fast frame %u us, channel %u max %u us\n", board->frame_us, ch,
+                    board->limits[ch].max_us);
             return 0;
         }
     }
@@ -140,6 +150,10 @@ static uint8_t plausible_payload(uint8_t cmd, uint8_t *payload)
         put_u16(payload, (uint16_t)below(100));
         payload[2] = (uint8_t)below(3);
         return 3;
+    case FSB_CMD_SET_FRAME:
+        /* Around the shortest frames the limits allow, and sometimes back to slotted. */
+        put_u16(payload, below(4) ? (uint16_t)(2600 + below(400)) : random_pulse());
+        return 2;
     default:
         return 0;
     }
@@ -148,7 +162,7 @@ static uint8_t plausible_payload(uint8_t cmd, uint8_t *payload)
 static uint8_t random_frame(uint8_t *out)
 {
     uint8_t payload[FSB_MAX_PAYLOAD];
-    uint8_t cmd = below(8) ? (uint8_t)(1 + below(6)) : (uint8_t)rng();
+    uint8_t cmd = below(8) ? (uint8_t)(1 + below(7)) : (uint8_t)rng();
     uint8_t length;
     if (below(2)) {
         length = plausible_payload(cmd, payload);
@@ -209,6 +223,7 @@ static int fuzz_round(uint32_t round)
         reached.enabled += board.enabled_mask != 0;
         reached.moving += board.move_elapsed_ms < board.move_ms;
         reached.watchdog += board.watchdog_fired;
+        reached.fast += board.frame_us != FSB_FRAME_SLOTTED;
         if (!invariants_hold(&board)) {
             fprintf(stderr, "round %u: invariant broken by the passing of time\n", round);
             return 0;
@@ -242,8 +257,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    printf("OK seed=%llu rounds=%u enabled=%u moving=%u limits=%u watchdog=%u\n",
+    printf("OK seed=%llu rounds=%u enabled=%u moving=%u limits=%u watchdog=%u fast=%u\n",
            (unsigned long long)seed, rounds, reached.enabled, reached.moving, reached.limits,
-           reached.watchdog);
+           reached.watchdog, reached.fast);
     return 0;
 }

@@ -483,6 +483,64 @@ static void test_set_timeout_checks_length_and_action(void)
     CHECK(!bench.board.watchdog_fired);
 }
 
+static reply_t set_frame(bench_t *bench, uint16_t frame_us)
+{
+    const uint8_t payload[2] = {(uint8_t)(frame_us & 0xFF), (uint8_t)(frame_us >> 8)};
+    return request(bench, FSB_CMD_SET_FRAME, payload, 2);
+}
+
+static void test_set_frame_needs_room_for_the_widest_limit(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    CHECK(bench.board.frame_us == FSB_FRAME_SLOTTED);
+    /* Default limits reach 2500 us, so a fast frame needs 2500 + the gap. */
+    CHECK(is_nack(set_frame(&bench, 2500 + FSB_FRAME_GAP_US - 1), FSB_CMD_SET_FRAME,
+                  FSB_ERR_OUT_OF_RANGE));
+    CHECK(bench.board.frame_us == FSB_FRAME_SLOTTED);
+    CHECK(is_ack(set_frame(&bench, 2500 + FSB_FRAME_GAP_US), FSB_CMD_SET_FRAME));
+    CHECK(bench.board.frame_us == 2500 + FSB_FRAME_GAP_US);
+    CHECK(is_nack(set_frame(&bench, FSB_FRAME_MAX_US + 1), FSB_CMD_SET_FRAME,
+                  FSB_ERR_OUT_OF_RANGE));
+    CHECK(is_ack(set_frame(&bench, FSB_FRAME_MAX_US), FSB_CMD_SET_FRAME));
+    const uint8_t three[3] = {0x88, 0x13, 0};
+    CHECK(is_nack(request(&bench, FSB_CMD_SET_FRAME, three, 3), FSB_CMD_SET_FRAME,
+                  FSB_ERR_BAD_LENGTH));
+    CHECK(is_nack(request(&bench, FSB_CMD_SET_FRAME, NULL, 0), FSB_CMD_SET_FRAME,
+                  FSB_ERR_BAD_LENGTH));
+    CHECK(bench.board.frame_us == FSB_FRAME_MAX_US);
+    CHECK(is_ack(set_frame(&bench, FSB_FRAME_SLOTTED), FSB_CMD_SET_FRAME));
+    CHECK(bench.board.frame_us == FSB_FRAME_SLOTTED);
+    /* Narrower limits on every channel allow a shorter frame. */
+    const uint16_t narrow[2 * FSB_CHANNELS] = {900, 2000, 900, 2000, 900, 2000,
+                                               900, 2000, 900, 2000, 900, 2000};
+    CHECK(is_ack(set_limits(&bench, narrow, FSB_CHANNELS), FSB_CMD_SET_LIMITS));
+    CHECK(is_ack(set_frame(&bench, 2000 + FSB_FRAME_GAP_US), FSB_CMD_SET_FRAME));
+}
+
+static void test_limits_in_a_fast_frame_must_leave_the_gap(void)
+{
+    bench_t bench;
+    bench_init(&bench);
+    const uint16_t pulses[2] = {2400, 1500};
+    set_pulses(&bench, 0, pulses, 2);
+    CHECK(is_ack(set_frame(&bench, 2550 + FSB_FRAME_GAP_US), FSB_CMD_SET_FRAME));
+    /* 2550 + the gap fits the frame exactly; 2551 does not, and the whole request is refused. */
+    const uint16_t wide[4] = {500, 2550, 500, 2551};
+    CHECK(is_nack(set_limits(&bench, wide, 2), FSB_CMD_SET_LIMITS, FSB_ERR_OUT_OF_RANGE));
+    CHECK(bench.board.limits[0].max_us == 2500 && !bench.board.limits_changed);
+    const uint16_t fits[4] = {500, 2550, 500, 2550};
+    CHECK(is_ack(set_limits(&bench, fits, 2), FSB_CMD_SET_LIMITS));
+    CHECK(bench.board.limits[1].max_us == 2550);
+    /* Back to slotted frames: the widest limits are allowed again. */
+    CHECK(is_ack(set_frame(&bench, FSB_FRAME_SLOTTED), FSB_CMD_SET_FRAME));
+    const uint16_t widest[2] = {400, 2600};
+    CHECK(is_ack(set_limits(&bench, widest, 1), FSB_CMD_SET_LIMITS));
+    CHECK(is_nack(set_frame(&bench, 2600 + FSB_FRAME_GAP_US - 1), FSB_CMD_SET_FRAME,
+                  FSB_ERR_OUT_OF_RANGE));
+    CHECK(bench.board.current_us[0] == 2400 && bench.board.frame_us == FSB_FRAME_SLOTTED);
+}
+
 static void test_corrupted_frame_is_nacked_with_its_seq_and_changes_nothing(void)
 {
     bench_t bench;
@@ -503,7 +561,7 @@ static void test_unknown_command_and_reply_kinds_are_refused(void)
     bench_t bench;
     bench_init(&bench);
     CHECK(is_nack(request(&bench, 0x00, NULL, 0), 0x00, FSB_ERR_UNKNOWN_CMD));
-    CHECK(is_nack(request(&bench, 0x07, NULL, 0), 0x07, FSB_ERR_UNKNOWN_CMD));
+    CHECK(is_nack(request(&bench, 0x08, NULL, 0), 0x08, FSB_ERR_UNKNOWN_CMD));
     CHECK(is_nack(request(&bench, FSB_REPLY_ACK, NULL, 0), FSB_REPLY_ACK, FSB_ERR_UNKNOWN_CMD));
 }
 
@@ -661,22 +719,31 @@ static void test_protocol_worked_examples(void)
 
 typedef struct {
     uint16_t tick;
-    uint8_t channel;
+    uint8_t channels; /* bit = channel */
     fsb_edge_t edge;
 } seq_event_t;
 
+#define BIT(ch) ((uint8_t)(1u << (ch)))
+
 /* Step the sequencer until the next pin edge (skipping the slots of disabled channels). */
-static seq_event_t next_edge(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *widths)
+static seq_event_t next_edge_in(fsb_sequencer_t *seq, uint8_t enabled, uint16_t frame_ticks,
+                                const uint16_t *widths)
 {
     for (unsigned guard = 0; guard < 2u * FSB_CHANNELS + 2u; guard++) {
-        seq_event_t event = {seq->edge, seq->slot, FSB_EDGE_NONE};
-        event.edge = fsb_sequencer_step(seq, enabled, widths);
+        seq_event_t event = {seq->edge, 0, FSB_EDGE_NONE};
+        event.edge = fsb_sequencer_step(seq, enabled, frame_ticks, widths, &event.channels);
         if (event.edge != FSB_EDGE_NONE) {
             return event;
         }
     }
     seq_event_t none = {0, 0, FSB_EDGE_NONE};
     return none;
+}
+
+/* The same in slotted frames. */
+static seq_event_t next_edge(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *widths)
+{
+    return next_edge_in(seq, enabled, 0, widths);
 }
 
 /* Tick at which channel ``ch``'s slot starts in frame ``frame`` (0 = the first). */
@@ -692,9 +759,9 @@ static void expect_pulse(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *
 {
     seq_event_t rise = next_edge(seq, enabled, widths);
     seq_event_t fall = next_edge(seq, enabled, widths);
-    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == ch);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == BIT(ch));
     CHECK(rise.tick == slot_start(ch, frame));
-    CHECK(fall.edge == FSB_EDGE_FALL && fall.channel == ch);
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.channels == BIT(ch));
     CHECK(fall.tick == (uint16_t)(slot_start(ch, frame) + width));
 }
 
@@ -736,7 +803,7 @@ static void test_sequencer_width_written_during_a_pulse_keeps_that_pulse(void)
     fsb_sequencer_t seq;
     fsb_sequencer_init(&seq, SEQ_START);
     seq_event_t rise = next_edge(&seq, 0x01, widths);
-    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == 0);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == BIT(0));
     widths[0] = 5000; /* while channel 0 is high */
     seq_event_t fall = next_edge(&seq, 0x01, widths);
     CHECK(fall.edge == FSB_EDGE_FALL && fall.tick == (uint16_t)(rise.tick + 2000));
@@ -744,10 +811,12 @@ static void test_sequencer_width_written_during_a_pulse_keeps_that_pulse(void)
     /* A width written between the decision to rise and the latch (the interrupt handler
      * drives the pin in between) is the one the pulse takes. */
     fsb_edge_t edge = FSB_EDGE_NONE;
+    uint8_t channels = 0;
     for (unsigned i = 0; i < FSB_CHANNELS && edge == FSB_EDGE_NONE; i++) {
-        edge = fsb_sequencer_next(&seq, 0x01); /* past the slots of disabled channels */
+        /* past the slots of disabled channels */
+        edge = fsb_sequencer_next(&seq, 0x01, 0, &channels);
     }
-    CHECK(edge == FSB_EDGE_RISE && seq.slot == 0 && seq.edge == slot_start(0, 2));
+    CHECK(edge == FSB_EDGE_RISE && channels == BIT(0) && seq.edge == slot_start(0, 2));
     widths[0] = 4000;
     fsb_sequencer_latch(&seq, widths);
     CHECK(seq.edge == (uint16_t)(slot_start(0, 2) + 4000));
@@ -769,14 +838,137 @@ static void test_sequencer_enable_is_latched_at_the_slot_and_a_pulse_always_ends
     expect_pulse(&seq, 0x01, widths, 0, 0, 2000);
     /* Channel 3 enabled mid-frame, before its slot: it pulses in this frame. */
     seq_event_t rise = next_edge(&seq, 0x09, widths);
-    CHECK(rise.edge == FSB_EDGE_RISE && rise.channel == 3 && rise.tick == slot_start(3, 0));
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == BIT(3) && rise.tick == slot_start(3, 0));
     /* Detached while its pulse is high: the pulse still ends on time, then no more. */
     seq_event_t fall = next_edge(&seq, 0x00, widths);
-    CHECK(fall.edge == FSB_EDGE_FALL && fall.channel == 3);
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.channels == BIT(3));
     CHECK(fall.tick == (uint16_t)(slot_start(3, 0) + 2000));
     for (unsigned i = 0; i < 3u * FSB_CHANNELS; i++) {
-        CHECK(fsb_sequencer_step(&seq, 0x00, widths) == FSB_EDGE_NONE);
+        uint8_t channels;
+        CHECK(fsb_sequencer_step(&seq, 0x00, 0, widths, &channels) == FSB_EDGE_NONE);
     }
+}
+
+#define FAST 10000u /* a 5 ms fast frame [ticks] */
+
+/* Expect one fast frame starting at ``start``: a rise of ``rose``, then each fall group. */
+static void expect_fast_frame(fsb_sequencer_t *seq, uint8_t enabled, const uint16_t *widths,
+                              uint16_t start, uint8_t rose, const uint8_t *masks,
+                              const uint16_t *ats, uint8_t groups)
+{
+    seq_event_t rise = next_edge_in(seq, enabled, FAST, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == rose && rise.tick == start);
+    for (uint8_t g = 0; g < groups; g++) {
+        seq_event_t fall = next_edge_in(seq, enabled, FAST, widths);
+        CHECK(fall.edge == FSB_EDGE_FALL && fall.channels == masks[g]);
+        CHECK(fall.tick == (uint16_t)(start + ats[g]));
+    }
+    CHECK(seq->edge == (uint16_t)(start + FAST));
+}
+
+static void test_sequencer_fast_frame_rises_together_and_falls_in_width_order(void)
+{
+    const uint16_t widths[FSB_CHANNELS] = {3000, 1000, 3000, 4000, 2000, 5200};
+    const uint8_t masks[4] = {BIT(1), BIT(4), BIT(0) | BIT(2), BIT(5)};
+    const uint16_t ats[4] = {1000, 2000, 3000, 5200};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    /* Channel 3 detached; equal widths (0 and 2) fall on one edge; 20 frames wrap the tick. */
+    for (uint16_t frame = 0; frame < 20; frame++) {
+        uint16_t start = (uint16_t)(SEQ_START + SEQ_SLOT + frame * FAST);
+        expect_fast_frame(&seq, 0x37, widths, start, 0x37, masks, ats, 4);
+    }
+}
+
+static void test_sequencer_fast_frame_latches_widths_and_enables_at_its_start(void)
+{
+    uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 2000, 2000, 2000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    uint16_t start = (uint16_t)(SEQ_START + SEQ_SLOT);
+    seq_event_t rise = next_edge_in(&seq, 0x03, FAST, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == 0x03 && rise.tick == start);
+    /* Written while the pins are high: neither a width nor an enable bit changes this frame. */
+    widths[0] = 1000;
+    widths[1] = 4000;
+    seq_event_t fall = next_edge_in(&seq, 0x3F, FAST, widths);
+    CHECK(fall.edge == FSB_EDGE_FALL && fall.channels == 0x03);
+    CHECK(fall.tick == (uint16_t)(start + 2000));
+    /* The next frame takes them, and sorts anew. */
+    const uint8_t masks[3] = {BIT(0), BIT(2) | BIT(3) | BIT(4) | BIT(5), BIT(1)};
+    const uint16_t ats[3] = {1000, 2000, 4000};
+    expect_fast_frame(&seq, 0x3F, widths, (uint16_t)(start + FAST), 0x3F, masks, ats, 3);
+    /* A frame starting with every channel detached drives nothing, and the clock goes on. */
+    uint8_t channels;
+    CHECK(fsb_sequencer_step(&seq, 0x00, FAST, widths, &channels) == FSB_EDGE_NONE);
+    CHECK(seq.edge == (uint16_t)(start + 3 * FAST));
+    const uint8_t one[1] = {BIT(1)};
+    const uint16_t at[1] = {4000};
+    expect_fast_frame(&seq, 0x02, widths, (uint16_t)(start + 3 * FAST), 0x02, one, at, 1);
+}
+
+static void test_sequencer_fast_frame_caps_widths_to_leave_the_gap(void)
+{
+    /* Wider than the frame allows: only a corrupted width could be, but the pin still falls
+     * FSB_SEQ_GAP_TICKS before the next frame starts. */
+    const uint16_t widths[FSB_CHANNELS] = {9900, 9700, 1000, 1000, 1000, 1000};
+    const uint8_t masks[2] = {BIT(2), BIT(0) | BIT(1)};
+    const uint16_t ats[2] = {1000, FAST - FSB_SEQ_GAP_TICKS};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_fast_frame(&seq, 0x07, widths, (uint16_t)(SEQ_START + SEQ_SLOT), 0x07, masks, ats,
+                      2);
+}
+
+static void test_sequencer_fast_frame_folds_a_width_1us_above_another(void)
+{
+    /* 3000 and 3002 ticks fall together (at 3000); 3004 is 2 us above the group: its own. */
+    const uint16_t widths[FSB_CHANNELS] = {3002, 3000, 3004, 3006, 4000, 4002};
+    const uint8_t masks[4] = {BIT(0) | BIT(1), BIT(2) | BIT(3), BIT(4) | BIT(5)};
+    const uint16_t ats[4] = {3000, 3004, 4000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_fast_frame(&seq, 0x3F, widths, (uint16_t)(SEQ_START + SEQ_SLOT), 0x3F, masks, ats,
+                      3);
+}
+
+static void test_sequencer_changes_frame_mode_only_at_a_frame_start(void)
+{
+    const uint16_t widths[FSB_CHANNELS] = {2000, 2000, 2000, 3000, 2000, 2000};
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, SEQ_START);
+    expect_pulse(&seq, 0x09, widths, 0, 0, 2000);
+    /* A fast frame asked for mid-frame: the slotted frame finishes first (channel 3's slot). */
+    seq_event_t rise = next_edge_in(&seq, 0x09, FAST, widths);
+    CHECK(rise.edge == FSB_EDGE_RISE && rise.channels == BIT(3));
+    CHECK(rise.tick == slot_start(3, 0));
+    seq_event_t fall = next_edge_in(&seq, 0x09, FAST, widths);
+    CHECK(fall.channels == BIT(3) && fall.tick == (uint16_t)(slot_start(3, 0) + 3000));
+    /* The next frame, where the slotted one would have started, is fast. */
+    const uint8_t masks[2] = {BIT(0), BIT(3)};
+    const uint16_t ats[2] = {2000, 3000};
+    expect_fast_frame(&seq, 0x09, widths, slot_start(0, 1), 0x09, masks, ats, 2);
+    /* Back to slotted: the fast frame runs to its end, then slot 0 starts a slotted frame. */
+    uint16_t start = (uint16_t)(slot_start(0, 1) + FAST);
+    seq_event_t rise0 = next_edge(&seq, 0x09, widths);
+    CHECK(rise0.edge == FSB_EDGE_RISE && rise0.channels == BIT(0) && rise0.tick == start);
+    seq_event_t fall0 = next_edge(&seq, 0x09, widths);
+    CHECK(fall0.channels == BIT(0) && fall0.tick == (uint16_t)(start + 2000));
+    seq_event_t rise3 = next_edge(&seq, 0x09, widths);
+    CHECK(rise3.channels == BIT(3) && rise3.tick == (uint16_t)(start + 3 * SEQ_SLOT));
+}
+
+static void test_sequencer_due_covers_the_lead_and_late_edges_not_far_ones(void)
+{
+    fsb_sequencer_t seq;
+    fsb_sequencer_init(&seq, 65000u); /* the first edge wraps past 0 */
+    uint16_t edge = seq.edge;
+    CHECK(fsb_sequencer_due(&seq, (uint16_t)(edge - 40), 40));
+    CHECK(!fsb_sequencer_due(&seq, (uint16_t)(edge - 41), 40));
+    CHECK(fsb_sequencer_due(&seq, (uint16_t)(edge + 100), 40));
+    /* A whole 20 ms frame ahead is not due, whatever the 16-bit wrap makes of it. */
+    CHECK(!fsb_sequencer_due(&seq, (uint16_t)(edge - FSB_SEQ_FRAME_TICKS), 40));
+    CHECK(!fsb_sequencer_due(&seq, (uint16_t)(edge - 20000u), 40));
 }
 
 typedef struct {
@@ -805,6 +997,8 @@ static const test_case_t TESTS[] = {
     TEST(test_watchdog_hold_stops_moves_once_after_silence),
     TEST(test_watchdog_detach_clears_enables_and_valid_frames_rearm_it),
     TEST(test_set_timeout_checks_length_and_action),
+    TEST(test_set_frame_needs_room_for_the_widest_limit),
+    TEST(test_limits_in_a_fast_frame_must_leave_the_gap),
     TEST(test_corrupted_frame_is_nacked_with_its_seq_and_changes_nothing),
     TEST(test_unknown_command_and_reply_kinds_are_refused),
     TEST(test_limits_image_round_trips_and_rejects_damage),
@@ -814,6 +1008,12 @@ static const test_case_t TESTS[] = {
     TEST(test_sequencer_width_written_before_a_slot_is_pulsed_in_that_slot),
     TEST(test_sequencer_width_written_during_a_pulse_keeps_that_pulse),
     TEST(test_sequencer_enable_is_latched_at_the_slot_and_a_pulse_always_ends),
+    TEST(test_sequencer_fast_frame_rises_together_and_falls_in_width_order),
+    TEST(test_sequencer_fast_frame_latches_widths_and_enables_at_its_start),
+    TEST(test_sequencer_fast_frame_caps_widths_to_leave_the_gap),
+    TEST(test_sequencer_fast_frame_folds_a_width_1us_above_another),
+    TEST(test_sequencer_changes_frame_mode_only_at_a_frame_start),
+    TEST(test_sequencer_due_covers_the_lead_and_late_edges_not_far_ones),
 };
 
 #define TEST_COUNT (sizeof(TESTS) / sizeof(TESTS[0]))

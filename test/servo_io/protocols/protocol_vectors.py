@@ -39,6 +39,11 @@ def requests() -> list[tuple[str, bytes]]:
         ('enable_channel_6', native.encode_enable(14, 0x40)),
         ('garbage_then_ping', b'\x00\xa5\xa5\x5a\xff\x13' + native.encode_ping(15)),
         ('set_timeout_off', native.encode_set_timeout(16, 0, WatchdogAction.HOLD)),
+        ('set_frame_shorter_than_limits', native.encode_set_frame(17, 2799)),
+        ('set_frame_3ms', native.encode_set_frame(18, 3000)),
+        ('set_limits_beyond_frame', native.encode_set_limits(19, [(500, 2701)])),
+        ('set_frame_bad_length', native.encode_frame(20, Command.SET_FRAME, b'\x88\x13\x00')),
+        ('set_frame_slotted', native.encode_set_frame(21, 0)),
         ('ping_seq_255', native.encode_ping(255)),
     ]
 

@@ -155,6 +155,24 @@ def test_set_timeout_encodes_ms_and_action():
     assert frame[5:8] == bytes((0xF4, 0x01, 0x01))
 
 
+def test_set_frame_carries_the_period_little_endian_and_parses_back():
+    frame = native.encode_set_frame(3, 5000)
+    assert frame[3:7] == bytes((3, native.Command.SET_FRAME, 0x88, 0x13))
+    (decoded,) = native.FrameDecoder().feed(frame)
+    assert native.parse_set_frame(decoded.payload) == 5000
+    assert native.parse_set_frame(native.encode_set_frame(4, native.FRAME_SLOTTED)[5:7]) == 0
+
+
+@pytest.mark.parametrize('payload', [b'', b'\x88', b'\x88\x13\x00'])
+def test_set_frame_payload_of_another_length_does_not_parse(payload):
+    assert native.parse_set_frame(payload) is None
+
+
+def test_shortest_fast_frame_leaves_the_gap_after_the_widest_limit():
+    assert native.min_frame_us([(500, 2000), (900, 2500), (400, 1000)]) == 2500 + 300
+    assert native.min_frame_us([native.DEFAULT_LIMITS_US] * 6) == 2800
+
+
 @pytest.mark.parametrize('call, fragment', [
     (lambda: native.encode_frame(256, 1), 'seq = 256, must be within [0, 255]'),
     (lambda: native.encode_frame(0, 1, bytes(65)), 'payload length = 65'),
@@ -162,6 +180,7 @@ def test_set_timeout_encodes_ms_and_action():
     (lambda: native.encode_set_pulses(0, [70000], 0), 'pulses_us[0] = 70000'),
     (lambda: native.encode_set_limits(0, [(500, 2500)] * 17), 'len(limits_us) = 17'),
     (lambda: native.encode_enable(0, 256), 'mask = 256'),
+    (lambda: native.encode_set_frame(0, 65536), 'period_us = 65536'),
 ])
 def test_encoders_refuse_values_the_frame_cannot_carry(call, fragment):
     with pytest.raises(ValueError) as raised:
