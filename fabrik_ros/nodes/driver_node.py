@@ -218,10 +218,12 @@ class ServoDriverNode(Node):
         return link.start()
 
     def _set_frame(self, link: ServoLink) -> None:
-        """Give a native board the frame of ``frame_period_s``, even the default slotted one.
+        """Give a native board the fast frame of ``frame_period_s``; the default sends nothing.
 
-        The default is sent too, so a board a previous host left in a fast frame returns to
-        the 50 Hz frame analog servos need; other protocols only have that frame.
+        The slotted 50 Hz frame is what every board starts in after a reset, and the Uno
+        resets when the port opens, so the default needs no request: that way boards flashed
+        before SET_FRAME existed (which refuse it, and would then miss their limits) keep
+        working. Other protocols only have the slotted frame.
 
         :raises ParameterConfigError: on a fast frame with another protocol, or one too short
             for the widest limit.
@@ -234,8 +236,10 @@ class ServoDriverNode(Node):
                     'frame_period_s', period_s, f'must be {_SLOTTED_FRAME_S} with protocol '
                     f'{link.protocol.value}: only native boards pulse in another frame')
             return
+        if slotted:
+            return
         try:
-            link.set_frame(0 if slotted else round(period_s * 1e6))
+            link.set_frame(round(period_s * 1e6))
         except ValueError as error:
             raise ParameterConfigError('frame_period_s', period_s,
                                        f'must fit the servo limits ({error})') from error

@@ -22,14 +22,23 @@ def test_a_fast_frame_reaches_the_native_board_and_survives_its_reset(make_rig):
                        what='the frame to be sent again after the board reset')
 
 
-def test_the_default_frame_puts_a_board_left_in_a_fast_frame_back_to_50hz(
+def test_the_default_frame_sends_no_frame_request_so_older_firmware_gets_its_limits(
         make_rig):  # noqa: F811
+    """A board that predates SET_FRAME refuses it; at the default the driver never asks.
+
+    The board model here has SET_FRAME, so a frame a previous host set (without the reset
+    that opening an Uno's port causes) staying in place shows that nothing was sent.
+    """
     def left_fast(board):
-        board.firmware.frame_us = 5000      # as a previous host left it
+        board.firmware.frame_us = 5000
+        board.firmware.model.limits = [(1000, 2000)] * board.channels
 
     rig = make_rig(Protocol.NATIVE, before_driver=left_fast)
-    rig.ros.spin_until(lambda: rig.board.firmware.frame_us == native.FRAME_SLOTTED,
-                       timeout_s=10.0, what='the board back in slotted frames')
+    rig.ros.spin_until(lambda: all(rig.board.enabled[ch] for ch in LAYOUT.joint_channels),
+                       timeout_s=10.0, what='the driver to set limits and attach the servos')
+    assert rig.board.firmware.frame_us == 5000
+    assert rig.board.limits[LAYOUT.joint_channels[0]] == native.DEFAULT_LIMITS_US, \
+        "the arm file's limits (500-2500 us) replaced the ones the board was left with"
 
 
 @pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO], ids=lambda p: p.value)
