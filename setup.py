@@ -17,6 +17,12 @@ setup(
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config', glob('config/*.yaml')),
         (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+        # The Uno firmware and its simavr harness, for `sim_device --board simavr`, which
+        # builds them outside the install tree.
+        (f'share/{PACKAGE}/hardware', ['hardware/Makefile', *glob('hardware/*.md')]),
+        (f'share/{PACKAGE}/hardware/firmware/fabrik_servo_bridge',
+         glob('hardware/firmware/fabrik_servo_bridge/*')),
+        (f'share/{PACKAGE}/hardware/sim', glob('hardware/sim/*.c')),
     ],
     install_requires=['setuptools', 'numpy', 'pyserial', 'pyyaml'],
     zip_safe=True,

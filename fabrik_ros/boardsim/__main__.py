@@ -1,5 +1,7 @@
 """``python -m fabrik_ros.boardsim``: the ``sim_device`` command (see :mod:`.cli`)."""
 
+import sys
+
 from fabrik_ros.boardsim.cli import main
 
-main()
+sys.exit(main())

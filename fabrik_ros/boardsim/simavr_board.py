@@ -104,11 +104,12 @@ class SimavrBoard:
         :meth:`stop`.
     :param pty_link: also make this symlink to the pty (a fixed name for launch files).
     :param elf: firmware to run.
+    :param harness: the simulator harness built from hardware/sim/.
     """
 
     def __init__(self, *, speed: float = 1.0, eeprom_path: Optional[Path] = None,
                  duration_s: Optional[float] = None, pty_link: Optional[str] = None,
-                 elf: Path = FIRMWARE_ELF) -> None:
+                 elf: Path = FIRMWARE_ELF, harness: Path = HARNESS) -> None:
         if speed < 0:
             raise ValueError(f'speed = {speed!r}, must be >= 0')
         self.speed = speed
@@ -116,6 +117,7 @@ class SimavrBoard:
         self.duration_s = duration_s
         self.pty_link = pty_link
         self.elf = elf
+        self.harness = harness
         self.port = ''
         self._log = _HarnessLog()
         self._changed = threading.Condition()
@@ -130,9 +132,9 @@ class SimavrBoard:
 
         :raises HarnessError: if the harness is not built or does not come up in time.
         """
-        if not HARNESS.exists() or not self.elf.exists():
-            raise HarnessError(f'{HARNESS} or {self.elf} missing: run make -C hardware all')
-        command = [str(HARNESS), '--speed', repr(self.speed)]
+        if not self.harness.exists() or not self.elf.exists():
+            raise HarnessError(f'{self.harness} or {self.elf} missing: run make -C hardware all')
+        command = [str(self.harness), '--speed', repr(self.speed)]
         if self.eeprom_path is not None:
             command += ['--eeprom', str(self.eeprom_path)]
         if self.duration_s is not None:
@@ -140,8 +142,10 @@ class SimavrBoard:
         if self.pty_link is not None:
             command += ['--pty-link', self.pty_link]
         self._stderr = tempfile.TemporaryFile()
+        # A session of its own: a Ctrl-C meant for the host's process group must not end the
+        # board before the host has left the servos in their final state; stop() ends it.
         self._process = subprocess.Popen(command + [str(self.elf)], stdout=subprocess.PIPE,
-                                         stderr=self._stderr)
+                                         stderr=self._stderr, start_new_session=True)
         self._reader = threading.Thread(target=self._read, name='fabrik_servo_sim log',
                                         daemon=True)
         self._reader.start()

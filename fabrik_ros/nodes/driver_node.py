@@ -481,6 +481,10 @@ class ServoDriverNode(Node):
                 self._link.set_watchdog(0.0)
             if self._link.state is LinkState.READY:
                 self._link.sync(_SHUTDOWN_SYNC_S)
+            else:
+                self.get_logger().warning(
+                    f'on_shutdown {final.value}: no board connected ({self._link.state.value}), '
+                    f'the servos stay as the board left them')
         except LinkError as error:
             self.get_logger().warning(f'on_shutdown {final.value} not confirmed: {error}')
         self._link.close()
