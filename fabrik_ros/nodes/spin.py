@@ -26,6 +26,7 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 import rclpy.logging
+import rclpy.utilities
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
@@ -234,4 +235,8 @@ def _clean_up(executor: SingleThreadedExecutor, nodes: list[Node], context: Cont
     executor.shutdown()
     # Not rclpy.try_shutdown(): for the default context it also "uninstalls" rclpy's signal
     # handlers, which resets SIGINT to the default action, so a late signal would kill us.
-    context.try_shutdown()
+    # rclpy.utilities.try_shutdown() shuts the default context down and replaces it.
+    if context is rclpy.get_default_context():
+        rclpy.utilities.try_shutdown()
+    else:
+        context.try_shutdown()
