@@ -210,7 +210,7 @@ def locate_hardware(environ: Optional[dict[str, str]] = None) -> SimavrBuild:
         folder = Path(environ['FABRIK_ROS_HARDWARE_DIR'])
         if not (folder / 'Makefile').is_file():
             raise SetupError(f'FABRIK_ROS_HARDWARE_DIR = {folder} holds no Makefile; it must '
-                             f"name the hardware/ folder of a fabrik_ros checkout")
+                             f'name the hardware/ folder of a fabrik_ros checkout')
         return SimavrBuild(folder, folder / 'build')
     if (simavr_board.HARDWARE_DIR / 'Makefile').is_file():
         return SimavrBuild(simavr_board.HARDWARE_DIR, simavr_board.BUILD_DIR)

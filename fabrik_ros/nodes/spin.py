@@ -26,9 +26,9 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 import rclpy.logging
-import rclpy.utilities
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
+import rclpy.utilities
 
 from fabrik_ros.process.stop import StopRequest
 
@@ -158,7 +158,7 @@ def _non_ros_args(argv: list[str]) -> list[str]:
 
 def _check_params_files(argv: list[str]) -> None:
     """Refuse a --params-file that does not exist before rcl tries (and logs) it."""
-    for flag, value in zip(argv, argv[1:]):
+    for flag, value in zip(argv[:-1], argv[1:], strict=True):
         if flag == '--params-file' and not os.path.isfile(value):
             raise StartupError(f'params file {value}: no such file')
 
@@ -170,7 +170,7 @@ def _init(argv: list[str]) -> Context:
     line is held back and printed only if initialisation succeeds (it then means something
     else), since the one-line reason says it all.
     """
-    with tempfile.TemporaryFile() as held, _stderr_to(held):
+    with tempfile.TemporaryFile() as held, _StderrTo(held):
         try:
             rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
             error = None
@@ -185,7 +185,7 @@ def _init(argv: list[str]) -> Context:
     return rclpy.get_default_context()
 
 
-class _stderr_to:
+class _StderrTo:
     """Point file descriptor 2 at ``target`` for a while (rcl writes there from C)."""
 
     def __init__(self, target) -> None:

@@ -6,8 +6,6 @@ import sys
 
 import pytest
 
-from test.nodes.conftest import ARM_CONFIG
-
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
 
 BIN = Path(sys.executable).parent
