@@ -25,8 +25,17 @@ import numpy as np
 
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.boardsim.simavr_board import build_hardware, SimavrBoard
-from fabrik_ros.demo.session import DemoError, DemoSession, Kind, Outcome, Row, Step
+from fabrik_ros.demo.session import (
+    DemoError,
+    DemoSession,
+    DemoStopped,
+    Kind,
+    Outcome,
+    Row,
+    Step,
+)
 from fabrik_ros.kinematics import Arm, load_arm
+from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.servo_io import Protocol
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
@@ -51,11 +60,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     _keep_dds_on_loopback()
     arm = load_arm(options.config)
     started = time.monotonic()
+    stop = StopRequest()
+    stop.install()
     try:
-        rows, diagnostics = _run(arm, options)
+        rows, diagnostics = _run(arm, options, stop)
     except DemoError as error:
         print(f'demo failed: {error}', file=sys.stderr)
         return 1
+    except DemoStopped as stopped:
+        print(f'demo: {stopped}; the board and the nodes were shut down', flush=True)
+        return 0
+    finally:
+        stop.release()
     print(_table(arm, rows))
     print(diagnostics)
     failures = [r for r in rows if r.outcome is not r.step.expect]
@@ -111,7 +127,8 @@ class _SimavrPins:
         return self._simavr.held_pulses()
 
 
-def _run(arm: Arm, options: argparse.Namespace) -> tuple[list[Row], str]:
+def _run(arm: Arm, options: argparse.Namespace,
+         stop: StopRequest) -> tuple[list[Row], str]:
     with tempfile.TemporaryDirectory(prefix='fabrik_demo_') as folder:
         link_path = str(Path(folder) / 'ttyDEMO')
         if options.board == 'simavr':
@@ -120,9 +137,9 @@ def _run(arm: Arm, options: argparse.Namespace) -> tuple[list[Row], str]:
             board = _SimavrPins(link_path)
         else:
             board = SimBoard(Protocol(options.protocol), link_path=link_path)
-        with board, DemoSession(arm, board, options.config) as session:
+        with board, DemoSession(arm, board, options.config, stop=stop) as session:
             print(f'{options.board} {board.protocol.value} board on {board.path} '
-                  f'-> {board.pty_path}')
+                  f'-> {board.pty_path}', flush=True)
             session.wait_home()
             rows = [session.run(step) for step in SEQUENCE]
             return rows, session.driver_summary()

@@ -15,6 +15,7 @@ from nav_msgs.msg import Path as PathMsg
 import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.boardsim import SimBoard
@@ -22,6 +23,7 @@ from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.process.stop import StopRequest
 
 WAIT_S = 15.0
 _SPIN_STEP_S = 0.01
@@ -78,16 +80,24 @@ class DemoError(RuntimeError):
     """A step did not complete in time."""
 
 
+class DemoStopped(Exception):  # noqa: N818 (a stop asked for, not an error)
+    """SIGINT or SIGTERM asked the demo to stop (not a failure)."""
+
+
 class DemoSession:
     """Run fabrik_ik and servo_driver against ``board`` and send them targets one by one."""
 
     def __init__(self, arm: Arm, board: SimBoard, config: Path, *,
-                 max_speed_rad_s: float = 3.0, home_move_s: float = 1.0) -> None:
+                 max_speed_rad_s: float = 3.0, home_move_s: float = 1.0,
+                 stop: Optional[StopRequest] = None) -> None:
         self._arm = arm
+        self._stop = stop
         self._board = board
         self._layout = BoardLayout.of(arm)
         self._context = rclpy.Context()
-        rclpy.init(context=self._context)
+        # The caller handles SIGINT and SIGTERM (``stop``): rclpy's handlers would raise
+        # KeyboardInterrupt in the middle of the cleanup.
+        rclpy.init(context=self._context, signal_handler_options=SignalHandlerOptions.NO)
         self._executor = SingleThreadedExecutor(context=self._context)
         speeds = ', '.join([str(max_speed_rad_s)] * len(arm.joints))
         # A namespace of its own, so that nothing else in the DDS domain can talk to it.
@@ -196,6 +206,8 @@ class DemoSession:
     def _spin_until(self, condition: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
         while not condition():
+            if self._stop is not None and self._stop.requested:
+                raise DemoStopped(f'stopped by {self._stop.signal.name} waiting for {what}')
             if time.monotonic() > deadline:
                 raise DemoError(f'timed out after {WAIT_S} s waiting for {what}')
             self._executor.spin_once(timeout_sec=_SPIN_STEP_S)

@@ -1,1 +1,1 @@
-"""Process plumbing shared by the console scripts: stop signals and start-up refusals."""
+"""Process plumbing shared by the console scripts (no rclpy): stop signals."""

@@ -19,7 +19,8 @@ import time
 
 import pytest
 
-from fabrik_ros.servo_io import Protocol, SimBoard
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import ARM_CONFIG
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
@@ -43,9 +44,13 @@ class Group:
         self.pgid = 0
 
     def start(self, script: str, *args: str) -> subprocess.Popen:
-        """Start ``script`` in the group, stdout and stderr captured together."""
+        """Start console script ``script`` in the group, stdout and stderr captured together."""
+        return self.start_command([str(BIN / script), *args])
+
+    def start_command(self, command: list[str]) -> subprocess.Popen:
+        """Start ``command`` in the group, stdout and stderr captured together."""
         # setpgid in the child (Popen's process_group needs Python 3.11).
-        process = subprocess.Popen([str(BIN / script), *args], stdout=subprocess.PIPE,
+        process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True,
                                    preexec_fn=functools.partial(os.setpgid, 0, self.pgid))
         self.pgid = self.pgid or process.pid
@@ -176,3 +181,14 @@ def test_sim_device_outlives_its_host_and_reports_the_final_state(ros, group, tm
 def _joint_state_type():
     from sensor_msgs.msg import JointState
     return JointState
+
+
+@pytest.mark.parametrize('stop', STOPS, ids=str)
+def test_the_demo_stops_cleanly_mid_sequence(group, stop):
+    demo = group.start_command([sys.executable, '-m', 'fabrik_ros.demo'])
+    first = demo.stdout.readline()
+    assert ' board on ' in first, first + demo.stdout.read()
+    group.signal(STOPS[stop])
+    [(status, output)] = group.outputs()
+    _assert_clean([(status, output)])
+    assert f'demo: stopped by {STOPS[stop][0].name} ' in output, output
