@@ -14,7 +14,7 @@ has been quiet for ``--linger-s`` (at most ``--linger-max-s``), then prints its 
 """
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -88,7 +88,7 @@ def _serve(options: argparse.Namespace, stop: StopRequest) -> int:
                   f'{options.channels} channels, at {board.path}', flush=True)
             _serve_until_stopped(stop, board.received_bytes, options)
             enabled, pulses = board.final_state()
-    except SetupError as error:
+    except (SetupError, OSError) as error:
         if stop.requested:      # e.g. make ended by the same Ctrl-C: nothing went wrong
             print(f'sim_device: stopped by {stop.signal.name} before the board started',
                   flush=True)
@@ -196,25 +196,29 @@ class SimavrBuild:
         return self.build_dir / 'fabrik_servo_sim'
 
 
-def locate_hardware(environ: Optional[dict[str, str]] = None) -> SimavrBuild:
+def locate_hardware(environ: Optional[Mapping[str, str]] = None, *,
+                    checkout: Path = simavr_board.HARDWARE_DIR,
+                    share: Optional[Path] = None) -> SimavrBuild:
     """Return where the firmware sources are and where to build them, checked in this order.
 
     FABRIK_ROS_HARDWARE_DIR (built in place); the checkout this module runs from (built in
     place, as the test suite does); the copy installed under share/fabrik_ros/hardware (built
     under ``$XDG_CACHE_HOME/fabrik_ros`` or ``~/.cache/fabrik_ros``, never in the install tree).
 
+    :param checkout: the hardware/ folder beside the package in a source checkout.
+    :param share: the installed share/fabrik_ros (None: looked up in the ament index).
     :raises SetupError: if none holds the Makefile.
     """
-    environ = dict(os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
     if environ.get('FABRIK_ROS_HARDWARE_DIR'):
         folder = Path(environ['FABRIK_ROS_HARDWARE_DIR'])
         if not (folder / 'Makefile').is_file():
             raise SetupError(f'FABRIK_ROS_HARDWARE_DIR = {folder} holds no Makefile; it must '
                              f'name the hardware/ folder of a fabrik_ros checkout')
         return SimavrBuild(folder, folder / 'build')
-    if (simavr_board.HARDWARE_DIR / 'Makefile').is_file():
-        return SimavrBuild(simavr_board.HARDWARE_DIR, simavr_board.BUILD_DIR)
-    share = _installed_share()
+    if (checkout / 'Makefile').is_file():
+        return SimavrBuild(checkout, checkout / 'build')
+    share = share or _installed_share()
     if share is not None and (share / 'hardware' / 'Makefile').is_file():
         cache = Path(environ.get('XDG_CACHE_HOME') or Path.home() / '.cache')
         return SimavrBuild(share / 'hardware', cache / 'fabrik_ros' / 'hardware_build')
@@ -223,7 +227,7 @@ def locate_hardware(environ: Optional[dict[str, str]] = None) -> SimavrBuild:
                      'folder of a fabrik_ros checkout')
 
 
-def simavr_build(environ: Optional[dict[str, str]] = None) -> SimavrBuild:
+def simavr_build(environ: Optional[Mapping[str, str]] = None) -> SimavrBuild:
     """Locate the firmware sources and build firmware and harness (make is incremental).
 
     :raises SetupError: naming the missing tools and how to install them, or make's error.

@@ -1,7 +1,8 @@
-"""Every launch file parses, and everything it names exists.
+"""Every launch file parses, stays thin, and everything it names exists.
 
 Checked statically on every machine; where ROS 2's `launch` package is importable (a robot or a
-ROS 2 workstation) each description is also built for real.
+ROS 2 workstation) each description is also built for real. What the launch files start is
+decided in fabrik_ros/launch_support/arguments.py (tested in test/launch_support/).
 """
 
 import ast
@@ -10,32 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from test.package_layout import console_scripts, exec_depends, PACKAGE, REPO_ROOT
+from test.package_layout import REPO_ROOT
 
 LAUNCH_FILES = sorted((REPO_ROOT / 'launch').glob('*.launch.py'))
-# Launch actions the launch files import from the package.
-LAUNCH_HELPERS = [REPO_ROOT / 'fabrik_ros' / 'launch_support' / 'viewers.py']
-# Started only when installed (`rviz:=auto`), so a headless robot need not install it.
-OPTIONAL_PACKAGES = {'rviz2'}
+# Where the launch files' arguments and processes are decided.
+LAUNCH_PLANS = [REPO_ROOT / 'fabrik_ros' / 'launch_support' / 'arguments.py']
+# Actions that start processes: only the adapter creates them, after every check.
+PROCESS_ACTIONS = {'Node', 'ExecuteProcess', 'ComposableNodeContainer'}
 CONFIG_SUFFIXES = ('.yaml', '.rviz', '.urdf')
 
 
 def _string_constants(tree: ast.AST) -> list[str]:
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
             and isinstance(n.value, str)]
-
-
-def _node_calls(tree: ast.AST) -> list[dict[str, str]]:
-    """Return the constant package/executable keywords of every Node(...)-like call."""
-    calls = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        keywords = {k.arg: k.value.value for k in node.keywords
-                    if k.arg in ('package', 'executable') and isinstance(k.value, ast.Constant)}
-        if 'executable' in keywords:
-            calls.append(keywords)
-    return calls
 
 
 def test_the_documented_launch_files_exist():
@@ -50,21 +38,16 @@ def test_launch_file_defines_generate_launch_description(path: Path):
     assert 'generate_launch_description' in functions
 
 
-@pytest.mark.parametrize('path', LAUNCH_FILES + LAUNCH_HELPERS, ids=lambda p: p.name)
-def test_every_executable_named_is_installed(path: Path):
-    calls = _node_calls(ast.parse(path.read_text()))
-    assert calls, f'{path.name} starts no node'
-    scripts = console_scripts()
-    known_packages = exec_depends() | OPTIONAL_PACKAGES | {PACKAGE}
-    for call in calls:
-        package = call.get('package', PACKAGE)
-        assert package in known_packages, f'{path.name}: {package} is not in package.xml'
-        if package == PACKAGE:
-            assert call['executable'] in scripts, (
-                f"{path.name}: executable {call['executable']!r} is not a console_script")
-
-
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_a_launch_file_creates_no_process_action_itself(path: Path):
+    """Processes come from the one OpaqueFunction that checks every argument first."""
+    names = {n.id for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(ast.parse(path.read_text()))
+              if isinstance(n, ast.Attribute)}
+    assert not names & PROCESS_ACTIONS
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES + LAUNCH_PLANS, ids=lambda p: p.name)
 def test_every_config_file_named_exists(path: Path):
     shipped = {p.name for p in (REPO_ROOT / 'config').rglob('*') if p.is_file()}
     for text in _string_constants(ast.parse(path.read_text())):

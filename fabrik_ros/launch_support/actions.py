@@ -1,0 +1,80 @@
+"""The launch files' adapter: a checked :class:`~.arguments.Plan` becomes launch actions.
+
+Imported only by launch/*.launch.py (it needs ROS 2's ``launch`` and ``launch_ros``); the
+decisions live in :mod:`.arguments`, which is tested without them. Everything is started from
+one OpaqueFunction, after every argument was checked, so a refused argument starts nothing.
+"""
+
+from collections.abc import Callable
+import os
+from pathlib import Path
+
+from ament_index_python.packages import (
+    get_package_prefix,
+    get_package_share_directory,
+    PackageNotFoundError,
+)
+from launch.actions import (
+    DeclareLaunchArgument,
+    ExecuteProcess,
+    LogInfo,
+    OpaqueFunction,
+    Shutdown,
+)
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from fabrik_ros.launch_support.arguments import Argument, PACKAGE, Plan, Process
+
+Planner = Callable[..., Plan]
+
+
+def share() -> Path:
+    """Return the installed share/fabrik_ros folder."""
+    return Path(get_package_share_directory(PACKAGE))
+
+
+def installed(package: str) -> bool:
+    """Return whether ROS package ``package`` is installed (found in the ament index)."""
+    try:
+        get_package_share_directory(package)
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+def describe(arguments: tuple[Argument, ...], planner: Planner) -> list:
+    """Return the launch entities: the declared arguments, then one OpaqueFunction that plans.
+
+    :param planner: plan_arm or plan_sim; it raises LaunchArgumentError before any process
+        action exists, so launch stops with that message and nothing started.
+    """
+    names = [argument.name for argument in arguments]
+
+    def start(context) -> list:
+        values = {name: LaunchConfiguration(name).perform(context) for name in names}
+        return actions(planner(values, share=share(), installed=installed))
+
+    return [*(DeclareLaunchArgument(a.name, default_value=a.default, description=a.description,
+                                    **({'choices': list(a.choices)} if a.choices else {}))
+              for a in arguments),
+            OpaqueFunction(function=start)]
+
+
+def actions(plan: Plan) -> list:
+    """Return a LogInfo per note, then the process actions of ``plan``."""
+    return [*(LogInfo(msg=note) for note in plan.notes),
+            *(_action(process) for process in plan.processes)]
+
+
+def _action(process: Process):
+    on_exit = ([Shutdown(reason=f'{process.executable} ended')] if process.required else None)
+    if not process.node:
+        executable = os.path.join(get_package_prefix(process.package), 'lib', process.package,
+                                  process.executable)
+        return ExecuteProcess(cmd=[executable, *process.arguments], name=process.executable,
+                              output='screen', on_exit=on_exit)
+    return Node(package=process.package, executable=process.executable, output='screen',
+                parameters=list(process.parameters), arguments=list(process.arguments),
+                remappings=list(process.remappings), on_exit=on_exit)
+
