@@ -35,7 +35,7 @@ def share() -> Path:
 
 
 def installed(package: str) -> bool:
-    """Return whether ROS package ``package`` is installed (found in the ament index)."""
+    """Return whether the ament index knows the ROS package named ``package``."""
     try:
         get_package_share_directory(package)
     except PackageNotFoundError:
