@@ -1,12 +1,15 @@
 """A colcon build installs everything `ros2 run` and `ros2 launch` look for."""
 
+import os
 from pathlib import Path
 import shutil
+import signal
 import subprocess
 import sys
 
 import pytest
 
+from fabrik_ros.boardsim.simavr_board import missing_prerequisites
 from test.package_layout import console_scripts, PACKAGE, REPO_ROOT
 
 COLCON = Path(sys.executable).parent / 'colcon'
@@ -61,3 +64,47 @@ def test_console_script_targets_exist(name: str, target: str):
     module_path = REPO_ROOT / (module_name.replace('.', '/') + '.py')
     assert module_path.is_file(), f'{name}: {module_path} missing'
     assert f'def {function}(' in module_path.read_text(), f'{name}: no {function}() in module'
+
+
+@pytest.mark.timeout(300)
+def test_the_firmware_sources_are_installed_without_a_build(install_space: Path):
+    hardware = install_space / 'share' / PACKAGE / 'hardware'
+    for folder in ('.', 'firmware/fabrik_servo_bridge', 'sim'):
+        source = sorted(p.name for p in (REPO_ROOT / 'hardware' / folder).glob('*')
+                        if p.is_file())
+        installed = sorted(p.name for p in (hardware / folder).glob('*') if p.is_file())
+        assert installed == source, f'share/{PACKAGE}/hardware/{folder}'
+    assert not (hardware / 'build').exists()
+
+
+@pytest.mark.timeout(300)
+def test_sim_device_builds_simavr_outside_the_install_and_serves_it(install_space: Path,
+                                                                      tmp_path: Path):
+    missing = missing_prerequisites()
+    if missing:
+        pytest.skip(f'simavr tool chain missing: {missing}')
+    site = next((install_space / 'lib').glob('python3*/site-packages'))
+    env = dict(os.environ, PYTHONPATH=str(site), AMENT_PREFIX_PATH=str(install_space),
+               XDG_CACHE_HOME=str(tmp_path / 'cache'))
+    env.pop('FABRIK_ROS_HARDWARE_DIR', None)
+    link = tmp_path / 'ttyAVR'
+    before = _tree(install_space)
+    process = subprocess.Popen(
+        [sys.executable, str(install_space / 'lib' / PACKAGE / 'sim_device'), '--board',
+         'simavr', '--link', str(link)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        banner = process.stdout.readline()
+        assert banner.startswith('sim_device: simavr native board'), (
+            banner + process.stdout.read())
+        assert os.path.realpath(link).startswith('/dev/pts/')
+    finally:
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=60)[0]
+    assert process.returncode == 0, output
+    assert (tmp_path / 'cache' / PACKAGE / 'hardware_build' / 'fabrik_servo_bridge.elf').is_file()
+    assert _tree(install_space) == before
+
+
+def _tree(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob('*') if '__pycache__' not in p.parts}
