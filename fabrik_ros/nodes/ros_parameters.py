@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 import sys
 from typing import Any, Optional
 from weakref import WeakKeyDictionary
@@ -49,7 +50,15 @@ from fabrik_ros.kinematics.arm_file import (
     ValueKind,
 )
 
-CONFIG_HINT = 'pass the arm config: --ros-args --params-file <share>/config/arm_4dof.yaml'
+
+def config_hint() -> str:
+    """Return how to pass the arm config, naming the shipped file where it really is."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        share = Path(get_package_share_directory('fabrik_ros'))
+    except (ImportError, LookupError, OSError):
+        share = Path(__file__).resolve().parents[2]      # a source checkout
+    return f'pass the arm config: --ros-args --params-file {share / "config" / "arm_4dof.yaml"}'
 # Declared by rclpy itself on every node; an override of them is meant for rclpy.
 STANDARD_PARAMETERS = ('use_sim_time', 'start_type_description_service')
 
@@ -138,7 +147,7 @@ def declare_arm(node: Node, *, mutable: Iterable[str] = ()) -> Arm:
     given = {name: parameter for name, parameter in node.get_parameters_by_prefix('').items()
              if name.split('.')[0] in TOP_KEYS}
     if not given:
-        raise ArmConfigError('ros__parameters', {}, f'holds no arm config; {CONFIG_HINT}')
+        raise ArmConfigError('ros__parameters', {}, f'holds no arm config; {config_hint()}')
     values = {}
     for name, parameter in given.items():
         entry = spec(name)
