@@ -32,6 +32,7 @@ setup(
             'sim_arm = fabrik_ros.nodes.sim_arm_node:main',
             'fabrik_arm = fabrik_ros.nodes.arm_composition:main',
             'sim_device = fabrik_ros.boardsim.cli:main',
+            'web_view = fabrik_ros.nodes.web_view_node:main',
         ],
     },
 )
