@@ -9,7 +9,6 @@ fabrik_ros does.
 
 import argparse
 from collections.abc import Sequence
-import importlib.util
 from pathlib import Path
 import sys
 from typing import Optional
@@ -185,8 +184,13 @@ def main(args: Optional[Sequence[str]] = None) -> None:
     if '-h' in own or '--help' in own:
         _parser().print_help()
         return
-    missing = [m for m in ('viser', 'yourdfpy') if importlib.util.find_spec(m) is None]
-    if missing:
-        print(f'{INSTALL_HINT} ({", ".join(missing)} missing)', file=sys.stderr)
-        raise SystemExit(1)
-    spin_until_shutdown(WebViewNode, argv)
+    try:
+        import viser  # noqa: F401
+        import yourdfpy  # noqa: F401
+    except ImportError as error:
+        print(f'{INSTALL_HINT} ({error.name} is missing)', file=sys.stderr)
+        raise SystemExit(1) from None
+    try:
+        spin_until_shutdown(WebViewNode, argv)
+    except KeyboardInterrupt:
+        pass    # Ctrl-C while the page was still being built: as normal a stop as any

@@ -35,7 +35,8 @@ class PipelineError(RuntimeError):
 class PipelineOptions:
     """What to run: the arm file, where the page is served, the board's protocol.
 
-    ``namespace`` (e.g. ``/arm2``) puts the three nodes in a namespace of their own.
+    ``namespace`` (e.g. ``/arm2``) puts the three nodes in a namespace of their own;
+    ``driver_parameters`` (``name:=value``) go to servo_driver besides the arm file.
     """
 
     config: Path = DEFAULT_CONFIG
@@ -44,6 +45,7 @@ class PipelineOptions:
     protocol: str = 'native'
     calibration_file: Optional[Path] = None
     namespace: str = ''
+    driver_parameters: tuple[str, ...] = ()
 
 
 class Pipeline:
@@ -70,8 +72,9 @@ class Pipeline:
         ros = ['--ros-args', '--params-file', config]
         if options.namespace:
             ros += ['-r', f'__ns:={options.namespace}']
+        driver = [arg for name_value in options.driver_parameters for arg in ('-p', name_value)]
         self._run('servo_driver', *ros, '-p', f'port:={link}',
-                  '-p', f'protocol:={options.protocol}')
+                  '-p', f'protocol:={options.protocol}', *driver)
         self._run('fabrik_ik', *ros)
         self._run('web_view', *ros,
                   '-p', f'host:={options.host}', '-p', f'port:={options.port}',
