@@ -1,14 +1,13 @@
-"""The examples in the web view's pure modules (and the driver's jog) run and hold."""
+"""The examples in the web view's pure modules run and hold."""
 
 import doctest
 
 import pytest
 
-from fabrik_ros.nodes import pulse_jog
 from fabrik_ros.webview import calibration, servo_yaml, status_view
 
 
-@pytest.mark.parametrize('module', [calibration, servo_yaml, status_view, pulse_jog],
+@pytest.mark.parametrize('module', [calibration, servo_yaml, status_view],
                          ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     failures, tried = doctest.testmod(module)
