@@ -28,8 +28,9 @@ GIZMO = '/target_gizmo'
 _REACHED_RGB = (25, 230, 25)
 _UNREACHED_RGB = (255, 40, 25)
 _GIZMO_SCALE_M = 0.08
-_CAMERA_POSITION_M = (0.46, -0.40, 0.36)
-_CAMERA_LOOK_AT_M = (0.06, 0.0, 0.14)
+_FOLLOW_M = 0.001    # the gizmo jumps to a solver target this far from it, unless dragged
+_CAMERA_POSITION_M = (0.34, -0.30, 0.27)
+_CAMERA_LOOK_AT_M = (0.07, 0.0, 0.11)
 _MARK_LABELS = {Mark.MIN: 'This is the minimum angle', Mark.MAX: 'This is the maximum angle',
                 Mark.ZERO: 'This is zero'}
 
@@ -92,6 +93,7 @@ class WebPage:
                                mesh_color_override=(0.85, 0.55, 0.15))
         self._urdf.update_cfg(np.asarray(self._arm.home, dtype=float))
         tool_m = tuple(float(v) for v in self._arm.fk(self._arm.home)[-1])
+        self._dragging = False
         self._gizmo = scene.add_transform_controls(
             GIZMO, scale=_GIZMO_SCALE_M, position=tool_m, disable_rotations=not orientation,
             depth_test=False)
@@ -102,6 +104,7 @@ class WebPage:
                                               _REACHED_RGB, thickness=0.004, visible=False)
 
     def _on_gizmo(self, event: viser.TransformControlsEvent) -> None:
+        self._dragging = event.phase != 'end'
         if event.phase == 'start':
             return
         position = tuple(float(v) for v in event.target.position)
@@ -118,9 +121,15 @@ class WebPage:
 
     def show_solution(self, chain_m: Sequence[Point], target_m: Point, *,
                       reached: bool) -> None:
-        """Show the solver's target and pose: green when reached, red (closest pose) if not."""
+        """Show the solver's target and pose: green when reached, red (closest pose) if not.
+
+        A target that came from elsewhere (RViz, a script) takes the gizmo along, unless it is
+        being dragged.
+        """
         colour = _REACHED_RGB if reached else _UNREACHED_RGB
         self._target.position = target_m
+        if not self._dragging and math.dist(self._gizmo.position, target_m) > _FOLLOW_M:
+            self._gizmo.position = target_m     # a target from elsewhere (RViz, a script)
         self._target.color = colour
         points = np.asarray(chain_m, dtype=float)
         if len(points) >= 2:
