@@ -157,9 +157,12 @@ class WebViewNode(Node):
             self.page.show_reply(f'{client.srv_name} is not available (is servo_driver '
                                  'running? parameter driver names it)')
             return
-        future = client.call_async(request)
-        future.add_done_callback(
-            lambda done: self.page.show_reply(f'{client.srv_name}: {done.result().message}'))
+        client.call_async(request).add_done_callback(
+            lambda done: self._show_answer(client.srv_name, done))
+
+    def _show_answer(self, service: str, done) -> None:
+        error = done.exception()
+        self.page.show_reply(f'{service}: {error or done.result().message}')
 
     def shutdown(self) -> None:
         """Stop serving the page."""

@@ -152,13 +152,17 @@ class WebPage:
         gui = self._server.gui
         with gui.add_folder('Arm'):
             gui.add_button('Home').on_click(lambda _: self._actions.home())
-            attached = gui.add_checkbox('Servos attached', True)
-            attached.on_update(lambda e: e.client and self._actions.enable(attached.value))
+            self._attached = gui.add_checkbox('Servos attached', True)
+            self._attached.on_update(self._on_attached)
             self._reply = gui.add_markdown('')
         with gui.add_folder('Diagnostics'):
             self._status = gui.add_markdown('waiting for /diagnostics')
         with gui.add_folder('Calibration', expand_by_default=False):
             self._build_calibration(gui, jog_range_us)
+
+    def _on_attached(self, event: viser.GuiEvent) -> None:
+        if event.client is not None:      # the user ticked it, not the page itself
+            self._actions.enable(self._attached.value)
 
     def _build_calibration(self, gui: viser.GuiApi, jog_range_us: tuple[float, float]) -> None:
         low, high = (int(round(v)) for v in jog_range_us)

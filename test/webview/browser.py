@@ -5,6 +5,7 @@ import contextlib
 import io
 from pathlib import Path
 import shutil
+import socket
 import tempfile
 import time
 
@@ -46,6 +47,13 @@ def chromium() -> Iterator[webdriver.Chrome]:
         with contextlib.suppress(WebDriverException):
             driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
 
 
 def screenshot(driver: webdriver.Chrome) -> np.ndarray:

@@ -24,8 +24,7 @@ from fabrik_ros.webview.pipeline import (
     PipelineOptions,
 )
 from test.nodes.ros_harness import RosHarness
-from test.webview.browser import chromium, wait_for
-from test.webview.test_pipeline_in_browser import _free_port
+from test.webview.browser import chromium, free_port, wait_for
 
 TARGET_M = (0.15, 0.07, 0.1)
 WINDOW = (1100, 760)
@@ -48,7 +47,7 @@ def main() -> None:
     point.header.frame_id = arm.base_frame
     point.point.x, point.point.y, point.point.z = TARGET_M
     try:
-        with Pipeline(PipelineOptions(port=_free_port(), namespace=namespace)) as pipeline, \
+        with Pipeline(PipelineOptions(port=free_port(), namespace=namespace)) as pipeline, \
                 chromium() as browser:
             pipeline.wait_ready(60.0)
             browser.set_window_size(*WINDOW)

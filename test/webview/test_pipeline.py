@@ -2,7 +2,6 @@
 
 import selectors
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -10,14 +9,9 @@ import time
 import pytest
 
 from test.nodes.conftest import REPO_ROOT
+from test.webview.browser import free_port
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(90)]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
 
 
 def _wait_for_line(process: subprocess.Popen, fragment: str, timeout_s: float) -> str:
@@ -38,7 +32,7 @@ def _wait_for_line(process: subprocess.Popen, fragment: str, timeout_s: float) -
 
 
 def test_make_web_prints_the_page_and_stops_every_process_on_one_ctrl_c():
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen([sys.executable, '-m', 'fabrik_ros.webview.pipeline',
                                 '--port', str(port)], cwd=REPO_ROOT, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)

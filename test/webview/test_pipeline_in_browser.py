@@ -5,7 +5,6 @@ their own, the page on a free loopback port) and one browser serve all three tes
 """
 
 import os
-import socket
 
 import numpy as np
 import pytest
@@ -17,7 +16,7 @@ from sensor_msgs.msg import JointState
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.webview.pipeline import DEFAULT_CONFIG, Pipeline, PipelineOptions
 from test.nodes.ros_harness import RosHarness
-from test.webview.browser import chromium, screenshot, wait_for
+from test.webview.browser import chromium, free_port, screenshot, wait_for
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
 
@@ -28,12 +27,6 @@ ARROW_X_RGB = (249, 45, 104)
 FAST_DRIVER = ('home_move_time_s:=0.5', 'max_speed_rad_s:=[4.0, 4.0, 4.0, 4.0]')
 ELBOW = ARM.joint_names.index('elbow')
 ELBOW_CAL = ARM.servo_map.calibrations[ELBOW]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
 
 
 class Web:
@@ -59,6 +52,11 @@ class Web:
         self.browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
         element.click()
 
+    def lines_with(self, fragment: str) -> list[str]:
+        """Return the lines of the page's text that hold ``fragment``."""
+        text = self.browser.find_element(By.TAG_NAME, 'body').text
+        return [line for line in text.splitlines() if fragment in line]
+
     def field(self, label: str):
         """Return the text input of the GUI label ``label``, once it can be used."""
         def find():
@@ -78,7 +76,7 @@ class Web:
 @pytest.fixture(scope='module')
 def web(tmp_path_factory):
     folder = tmp_path_factory.mktemp('web')
-    options = PipelineOptions(port=_free_port(), calibration_file=folder / 'calibrated.yaml',
+    options = PipelineOptions(port=free_port(), calibration_file=folder / 'calibrated.yaml',
                               namespace=f'/web_test_{os.getpid()}',
                               driver_parameters=FAST_DRIVER)
     ros = RosHarness()
@@ -101,6 +99,14 @@ def _arrow_pixels(image: np.ndarray) -> np.ndarray:
     return np.stack([xs, ys], axis=1)
 
 
+def _coloured(image: np.ndarray, *, reached: bool) -> int:
+    """Count the pixels of the solver's colours: green reached, red closest pose (lit too)."""
+    red, green, blue = image[..., 0], image[..., 1], image[..., 2]
+    if reached:
+        return int(((green > 150) & (red < 110) & (blue < 110)).sum())
+    return int(((red > 150) & (green < 80) & (blue < 70)).sum())
+
+
 def test_the_3d_canvas_renders_the_arm_and_its_gizmo(web):
     canvas = web.browser.find_element(By.TAG_NAME, 'canvas')
     wait_for(lambda: len(_arrow_pixels(screenshot(web.browser))) > 30, timeout_s=30.0,
@@ -113,6 +119,8 @@ def test_the_3d_canvas_renders_the_arm_and_its_gizmo(web):
     red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
     orange = (red > 150) & (red - blue > 80) & (green < red - 30) & (green > blue)
     assert orange.sum() > 300, 'the arm (orange links) is drawn'
+    wait_for(lambda: _coloured(screenshot(web.browser), reached=True) > 20, timeout_s=30.0,
+             what='the reached target in green')
 
 
 def test_dragging_the_gizmo_moves_the_simulated_arm(web):
@@ -134,6 +142,23 @@ def test_dragging_the_gizmo_moves_the_simulated_arm(web):
     drag.release().perform()
     web.spin_until(lambda: not np.allclose(web.angles(), ARM.home, atol=0.1), timeout_s=30.0,
                    what=lambda: f'the arm to leave home after the drag, at {web.angles()}')
+    # Sideways from the top of the reach is out of it: the closest pose shows in red.
+    wait_for(lambda: _coloured(screenshot(web.browser), reached=False) > 20, timeout_s=30.0,
+             what='the closest pose and the target in red')
+
+
+def test_the_driver_buttons_call_its_services(web):
+    web.click_text('Servos attached')
+    wait_for(lambda: 'servos detached' in web.browser.page_source, timeout_s=30.0,
+             what='~/enable to detach')
+    web.click_text('Servos attached')
+    wait_for(lambda: 'servos attached' in web.browser.page_source, timeout_s=30.0,
+             what='~/enable to attach')
+    web.click_text('Home')
+    wait_for(lambda: 'moving home' in web.browser.page_source, timeout_s=30.0,
+             what='~/home to answer')
+    web.spin_until(lambda: np.allclose(web.angles(), ARM.home, atol=0.02), timeout_s=30.0,
+                   what=lambda: f'the arm home, at {web.angles()}')
 
 
 def test_calibrating_a_servo_in_the_page_saves_a_copy_that_loads(web):
@@ -153,7 +178,9 @@ def test_calibrating_a_servo_in_the_page_saves_a_copy_that_loads(web):
         web.click_text(mark)
     web.click_text('Save calibrated copy')
     saved = web.pipeline.options.calibration_file
-    wait_for(saved.exists, timeout_s=10.0, what=f'{saved} to be written')
+    wait_for(lambda: web.lines_with('saved'), timeout_s=30.0,
+             what=lambda: f'the page to answer the save; it shows {web.lines_with("elbow")}')
+    assert web.lines_with('saved') == [f'saved {saved}']
     calibration = load_arm(saved).servo_map.calibrations[ELBOW]
     assert (calibration.min_us, calibration.max_us, calibration.trim_us) == (700.0, 2300.0,
                                                                              20.0)
