@@ -3,9 +3,15 @@
 Only this module imports viser and yourdfpy (``pip install viser yourdfpy``); it knows
 nothing of ROS. What a person does on the page goes out through :class:`PageActions`; what
 the arm does comes in through the ``show_*`` methods, from any thread.
+
+The page's callbacks are ``async`` and quick (a publish, a file write): viser awaits them on
+its event loop one after the other, in the order the browser sent them. Plain callbacks would
+run on a thread pool, where a mark clicked right after the slider moved could read the
+slider's next value.
 """
 
 from collections.abc import Mapping, Sequence
+import functools
 import io
 import math
 from pathlib import Path
@@ -103,7 +109,7 @@ class WebPage:
         self._chain = scene.add_line_segments('/solution/chain', np.zeros((1, 2, 3)),
                                               _REACHED_RGB, thickness=0.004, visible=False)
 
-    def _on_gizmo(self, event: viser.TransformControlsEvent) -> None:
+    async def _on_gizmo(self, event: viser.TransformControlsEvent) -> None:
         self._dragging = event.phase != 'end'
         if event.phase == 'start':
             return
@@ -151,7 +157,7 @@ class WebPage:
     def _build_controls(self, jog_range_us: tuple[float, float]) -> None:
         gui = self._server.gui
         with gui.add_folder('Arm'):
-            gui.add_button('Home').on_click(lambda _: self._actions.home())
+            gui.add_button('Home').on_click(self._on_home)
             self._attached = gui.add_checkbox('Servos attached', True)
             self._attached.on_update(self._on_attached)
             self._reply = gui.add_markdown('')
@@ -160,7 +166,10 @@ class WebPage:
         with gui.add_folder('Calibration', expand_by_default=False):
             self._build_calibration(gui, jog_range_us)
 
-    def _on_attached(self, event: viser.GuiEvent) -> None:
+    async def _on_home(self, event: viser.GuiEvent) -> None:
+        self._actions.home()
+
+    async def _on_attached(self, event: viser.GuiEvent) -> None:
         if event.client is not None:      # the user ticked it, not the page itself
             self._actions.enable(self._attached.value)
 
@@ -172,27 +181,30 @@ class WebPage:
         self._servo.on_update(self._on_servo_chosen)
         self._pulse.on_update(self._on_pulse)
         for which, label in _MARK_LABELS.items():
-            gui.add_button(label).on_click(lambda _, w=which: self._on_mark(w))
+            gui.add_button(label).on_click(functools.partial(self._on_mark, which))
         self._marks = gui.add_markdown(self._marks_text())
-        gui.add_button('End jog (go home)').on_click(lambda _: self._actions.end_jog())
+        gui.add_button('End jog (go home)').on_click(self._on_end_jog)
         target = self._session.target
         self._save_to = gui.add_text('Save to', str(target) if target else '')
-        gui.add_button('Save calibrated copy').on_click(lambda _: self._on_save())
+        gui.add_button('Save calibrated copy').on_click(self._on_save)
 
     def _current_pulse(self) -> int:
         index = self._arm.joint_names.index(self._servo.value)
         calibration = self._arm.servo_map.calibrations[index]
         return int(round(calibration.pulse_us(self._angles[self._servo.value])))
 
-    def _on_servo_chosen(self, event: viser.GuiEvent) -> None:
+    async def _on_servo_chosen(self, event: viser.GuiEvent) -> None:
         self._pulse.value = min(max(self._current_pulse(), self._pulse.min), self._pulse.max)
         self._marks.content = self._marks_text()
 
-    def _on_pulse(self, event: viser.GuiEvent) -> None:
+    async def _on_pulse(self, event: viser.GuiEvent) -> None:
         if event.client is not None:      # the user moved it, not the page itself
             self._actions.jog(self._servo.value, float(self._pulse.value))
 
-    def _on_mark(self, which: Mark) -> None:
+    async def _on_end_jog(self, event: viser.GuiEvent) -> None:
+        self._actions.end_jog()
+
+    async def _on_mark(self, which: Mark, event: viser.GuiEvent) -> None:
         self._session.mark(self._servo.value, which, float(self._pulse.value))
         self._marks.content = self._marks_text()
 
@@ -208,7 +220,7 @@ class WebPage:
             return f'{joint}: {shown}'
         return f'{joint}: {shown}  \nnew: ' + ', '.join(f'{k} {v:g}' for k, v in fields.items())
 
-    def _on_save(self) -> None:
+    async def _on_save(self, event: viser.GuiEvent) -> None:
         text = self._save_to.value.strip()
         self._session.target = Path(text).expanduser() if text else None
         try:
