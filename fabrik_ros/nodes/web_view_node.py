@@ -20,9 +20,13 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import MarkerArray
 
-from fabrik_ros.nodes.arm_params import declare_arm
 from fabrik_ros.nodes.markers import CHAIN_ID, NAMESPACE, TARGET_ID
-from fabrik_ros.nodes.parameters import declare
+from fabrik_ros.nodes.ros_parameters import (
+    declare,
+    declare_arm,
+    naming_empty_lists,
+    refuse_unknown_overrides,
+)
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.webview.calibration_session import CalibrationSession
 from fabrik_ros.webview.status_view import Status, StatusBoard
@@ -42,11 +46,13 @@ class WebViewNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        super().__init__('web_view', automatically_declare_parameters_from_overrides=True,
-                         **node_options)
+        with naming_empty_lists(node_options):
+            super().__init__('web_view', automatically_declare_parameters_from_overrides=True,
+                             **node_options)
         from fabrik_ros.webview.page import WebPage  # viser: only this node needs it
         self._arm = declare_arm(self)
         self._declare_own_parameters()
+        refuse_unknown_overrides(self)
         driver = self._parameter('driver')
         self._home = self.create_client(Trigger, f'{driver}/home')
         self._enable = self.create_client(SetBool, f'{driver}/enable')
