@@ -24,7 +24,7 @@ setup(
     maintainer_email='maintainers@fabrik-ros.invalid',
     description='FABRIK inverse kinematics for hobby-servo robot arms on ROS 2.',
     license='Apache-2.0',
-    extras_require={'test': ['pytest']},
+    extras_require={'test': ['pytest'], 'web': ['viser', 'yourdfpy']},
     entry_points={
         'console_scripts': [
             'fabrik_ik = fabrik_ros.nodes.ik_node:main',

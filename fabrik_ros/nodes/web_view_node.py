@@ -117,10 +117,15 @@ class WebViewNode(Node):
                                 reached=target.color.g > target.color.r)
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
-        self._statuses.update(
-            Status(s.name, s.level[0] if isinstance(s.level, bytes) else int(s.level),
-                   s.message, {kv.key: kv.value for kv in s.values}) for s in msg.status)
+        statuses = [Status(s.name, s.level[0] if isinstance(s.level, bytes) else int(s.level),
+                           s.message, {kv.key: kv.value for kv in s.values})
+                    for s in msg.status]
+        self._statuses.update(statuses)
         self.page.show_status(self._statuses.markdown())
+        driver = self.resolve_service_name(self._parameter('driver')).lstrip('/')
+        for status in statuses:
+            if status.name == f'{driver}: servo board' and 'enabled' in status.values:
+                self.page.show_attached(status.values['enabled'] == 'True')
 
     # -- from the page to the arm (PageActions; called from the page's threads) -------------
 

@@ -148,6 +148,15 @@ class WebPage:
         """Show the latest diagnostics (link state, reached ratio, residual)."""
         self._status.content = markdown
 
+    @property
+    def attached(self) -> bool:
+        """Return whether the attach box is ticked."""
+        return self._attached.value
+
+    def show_attached(self, attached: bool) -> None:
+        """Tick (or clear) the attach box as the driver reports its servos."""
+        self._attached.value = attached
+
     def show_reply(self, text: str) -> None:
         """Show the answer to the last button (a service reply, a refusal, a saved file)."""
         self._reply.content = text

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PointStamped, PoseStamped
 import pytest
 
@@ -61,3 +62,20 @@ def test_a_page_target_goes_out_as_target_point_or_with_orientation_as_target_po
         assert (message.pose.position.x, (o.w, o.x, o.y, o.z)) == (0.15, wxyz)
     else:
         assert (message.point.x, message.point.y, message.point.z) == (0.15, -0.02, 0.1)
+
+
+def test_the_attach_box_follows_what_the_driver_reports(ros, arm_args):
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    publisher = ros.probe().create_publisher(DiagnosticArray, '/diagnostics', 10)
+    driver = f'{ros.namespace.lstrip("/")}/servo_driver: servo board'
+
+    def report(enabled: str) -> None:
+        status = DiagnosticStatus(name=driver, message='connected',
+                                  values=[KeyValue(key='enabled', value=enabled)])
+        publisher.publish(DiagnosticArray(status=[status]))
+
+    assert node.page.attached
+    ros.spin_until(lambda: not node.page.attached, timeout_s=10.0,
+                   what='the box cleared by a detached driver', during=lambda: report('False'))
+    ros.spin_until(lambda: node.page.attached, timeout_s=10.0,
+                   what='the box ticked again', during=lambda: report('True'))
