@@ -17,7 +17,7 @@ from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = Path('/usr/bin/chromium')
 CHROMEDRIVER = Path('/usr/bin/chromedriver')
-WINDOW = (1280, 1024)
+WINDOW = (1024, 768)
 # Software rendering (no GPU here or in CI), and nothing that phones home.
 FLAGS = ('--headless=new', '--no-sandbox', '--use-angle=swiftshader',
          '--enable-unsafe-swiftshader', '--disable-gpu-sandbox', '--no-first-run',
