@@ -30,6 +30,17 @@ class JogGuard:
             raise JogError(f'jog_guard_us = [{self.min_us!r}, {self.max_us!r}], must be two '
                            'finite pulse widths with 0.0 < min < max')
 
+    @classmethod
+    def of(cls, bounds_us: Sequence[float]) -> 'JogGuard':
+        """Return the guard ``[min, max]`` [µs] as a parameter gives it.
+
+        :raises JogError: unless there are exactly two bounds with 0.0 < min < max
+        """
+        if len(bounds_us) != 2:
+            raise JogError(f'jog_guard_us = {list(bounds_us)!r}, must be two pulse widths '
+                           '[min, max] with 0.0 < min < max')
+        return cls(float(bounds_us[0]), float(bounds_us[1]))
+
     def within(self, low_us: int, high_us: int) -> 'JogGuard':
         """Return the guard, checked to lie inside what the board protocol can express.
 

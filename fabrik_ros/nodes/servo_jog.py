@@ -47,7 +47,7 @@ class ServoJog:
         self._link, self._planner = link, planner
         self._refusal, self._go_home = refusal, go_home
         bounds = node.get_parameter(GUARD_PARAMETER).value
-        guard = JogGuard(*bounds).within(*link.capabilities.pulse_range_us)
+        guard = JogGuard.of(bounds).within(*link.capabilities.pulse_range_us)
         calibrations = {c.joint: c for c in arm.servo_map.calibrations}
         self._jog = PulseJog(calibrations, guard,
                              min_move_s=1.0 / node.get_parameter('control_rate_hz').value)

@@ -25,6 +25,7 @@ from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
     naming_empty_lists,
+    ParameterConfigError,
     refuse_unknown_overrides,
 )
 from fabrik_ros.nodes.spin import spin_until_shutdown
@@ -63,7 +64,7 @@ class WebViewNode(Node):
         self.page = WebPage(self._arm, host=self._parameter('host'),
                             port=self._parameter('port'), actions=self,
                             calibration=self._calibration_session(),
-                            jog_range_us=tuple(self._parameter('jog_range_us')),
+                            jog_range_us=self._jog_range_us(),
                             orientation=self._parameter('use_pose_orientation'))
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self.create_subscription(MarkerArray, 'ik_markers', self._on_markers, 10)
@@ -86,6 +87,13 @@ class WebViewNode(Node):
                 "its text and comments ('' = calibration cannot be saved)")
         declare(self, 'calibration_file', '', "Where the calibrated copy goes ('' = "
                 '<arm_file>.calibrated.yaml); an existing file there is backed up first')
+
+    def _jog_range_us(self) -> tuple[float, float]:
+        bounds = list(self._parameter('jog_range_us'))
+        if len(bounds) != 2 or not 0.0 < bounds[0] < bounds[1]:
+            raise ParameterConfigError('jog_range_us', bounds, 'must be two pulse widths '
+                                       '[min, max] with 0.0 < min < max')
+        return bounds[0], bounds[1]
 
     def _parameter(self, name: str):
         return self.get_parameter(name).value

@@ -25,19 +25,20 @@ ELBOW_CHANNEL = ARM.servo_map.calibrations[ELBOW].channel
 @pytest.fixture
 def make_rig(ros, arm_args, tmp_path):
     """Return a maker of driver rigs on a native simulated board (``config=`` another arm)."""
-    rigs = []
+    rigs, boards = [], []
 
     def make(*, config=None, extra=()):
-        board = SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyBOARD')).start()
+        boards.append(SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyBOARD')).start())
         args = arm_args if config is None else [
             '--ros-args', '--params-file', str(config), *ros.ros_args]
-        rigs.append(DriverRig(ros, args, board, extra=extra))
+        rigs.append(DriverRig(ros, args, boards[-1], extra=extra))
         return rigs[-1]
 
     yield make
     for rig in rigs:
         ros.destroy(rig.driver)
-        rig.close()
+    for board in boards:
+        board.stop()
 
 
 def _jogger(rig):
@@ -110,3 +111,10 @@ def test_a_jog_opens_the_board_limits_to_the_guard_until_home_is_reached(make_ri
     rig.ros.spin_until(lambda: rig.board.limits[ELBOW_CHANNEL] == (1000, 2000),
                        timeout_s=15.0, what='the calibration limits back after the move home')
     assert rig.board.positions()[ELBOW_CHANNEL] == 1500
+
+
+def test_a_guard_that_is_no_range_stops_the_driver_naming_it(make_rig):
+    with pytest.raises(ValueError) as refused:
+        make_rig(extra=['-p', 'jog_guard_us:=[500.0, 1500.0, 2500.0]'])
+    assert 'jog_guard_us = [500.0, 1500.0, 2500.0], must be two pulse widths' in str(
+        refused.value)

@@ -79,3 +79,12 @@ def test_the_attach_box_follows_what_the_driver_reports(ros, arm_args):
                    what='the box cleared by a detached driver', during=lambda: report('False'))
     ros.spin_until(lambda: node.page.attached, timeout_s=10.0,
                    what='the box ticked again', during=lambda: report('True'))
+
+
+def test_a_slider_range_that_is_no_range_stops_web_view_with_one_line(capfd):
+    from fabrik_ros.nodes.web_view_node import main
+    with pytest.raises(SystemExit) as exited:
+        main(['web_view', '--ros-args', '--params-file', str(ARM_CONFIG),
+              '-p', 'jog_range_us:=[2500.0, 500.0]'])
+    assert exited.value.code == 1
+    assert 'jog_range_us = [2500.0, 500.0], must be two pulse widths' in capfd.readouterr().err
