@@ -28,8 +28,9 @@ _RESTORE_CHECK_S = 0.1
 
 def declare_jog_parameters(node: Node) -> None:
     """Declare ``jog_guard_us`` among the driver's parameters, before unknown ones are refused."""
-    declare(node, GUARD_PARAMETER, list(DEFAULT_GUARD_US), 'Pulse widths a calibration jog '
-            'on ~/jog_us may reach: [min, max] [µs]')
+    bounds = declare(node, GUARD_PARAMETER, list(DEFAULT_GUARD_US), 'Pulse widths a '
+                     'calibration jog on ~/jog_us may reach: [min, max] [µs]')
+    JogGuard.of(bounds)     # refused now, before the driver opens its port
 
 
 class ServoJog:
