@@ -152,11 +152,12 @@ def test_the_driver_buttons_call_its_services(web):
     wait_for(lambda: 'servos detached' in web.browser.page_source, timeout_s=30.0,
              what='~/enable to detach')
     web.click_text('Servos attached')
-    wait_for(lambda: 'servos attached' in web.browser.page_source, timeout_s=30.0,
+    wait_for(lambda: 'servos attaching' in web.browser.page_source, timeout_s=30.0,
              what='~/enable to attach')
     web.click_text('Home')
-    wait_for(lambda: 'moving home' in web.browser.page_source, timeout_s=30.0,
+    wait_for(lambda: web.lines_with('servo_driver/home: '), timeout_s=30.0,
              what='~/home to answer')
+    assert 'home' in web.lines_with('servo_driver/home: ')[0].partition(': ')[2]
     web.spin_until(lambda: np.allclose(web.angles(), ARM.home, atol=0.02), timeout_s=30.0,
                    what=lambda: f'the arm home, at {web.angles()}')
 
