@@ -12,8 +12,10 @@ BUILD := build
 # make demo BOARD=simavr runs the real Uno firmware in simavr instead of the Python board.
 BOARD ?= python
 
-# Debian packages for the firmware and its simulator (hardware/, test/hardware/).
-APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev
+# Debian packages for the firmware and its simulator (hardware/, test/hardware/), and the
+# headless browser the web_view tests drive (test/webview/).
+APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev \
+	chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # DDS stays on loopback, in a domain of its own per run; ROS writes logs into the build tree.
@@ -28,12 +30,13 @@ export ROS_HOME := $(CURDIR)/$(BUILD)/ros
 export ROS_LOG_DIR := $(CURDIR)/$(BUILD)/ros/log
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup apt test demo bench lint soak clean
+.PHONY: help setup apt test demo web bench lint soak clean
 
 help:
 	@echo 'make setup   create .venv with the pinned ROS 2 wheels, tools and the package (editable)'
 	@echo 'make test    setup, then the whole test suite'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
+	@echo 'make web     the arm on the simulated board in a browser (http://127.0.0.1:8080)'
 	@echo 'make bench   run the benchmarks under bench/ and print their figures'
 	@echo 'make soak    the long reliability runs (about 20 minutes)'
 	@echo 'make lint    ruff and the docstring check'
@@ -64,6 +67,10 @@ test: setup
 demo: setup
 	@mkdir -p $(ROS_LOG_DIR)
 	$(PY) -m fabrik_ros.demo --board $(BOARD) $(DEMO_ARGS)
+
+web: setup
+	@mkdir -p $(ROS_LOG_DIR)
+	$(PY) -m fabrik_ros.webview.pipeline $(WEB_ARGS)
 
 soak: setup
 	@mkdir -p $(ROS_LOG_DIR)

@@ -30,7 +30,7 @@ setup(
     maintainer_email='maintainers@fabrik-ros.invalid',
     description='FABRIK inverse kinematics for hobby-servo robot arms on ROS 2.',
     license='Apache-2.0',
-    extras_require={'test': ['pytest']},
+    extras_require={'test': ['pytest'], 'web': ['viser', 'yourdfpy']},
     entry_points={
         'console_scripts': [
             'fabrik_ik = fabrik_ros.nodes.ik_node:main',
@@ -38,6 +38,7 @@ setup(
             'sim_arm = fabrik_ros.nodes.sim_arm_node:main',
             'fabrik_arm = fabrik_ros.nodes.arm_composition:main',
             'sim_device = fabrik_ros.boardsim.cli:main',
+            'web_view = fabrik_ros.nodes.web_view_node:main',
         ],
     },
 )

@@ -111,6 +111,17 @@ class MotionPlanner:
         self._arrive_s = self._busy_until
         return Send(self._home, move_s)
 
+    def moved(self, angles_rad: Sequence[float], arrive_s: float) -> None:
+        """Note that the board was sent to ``angles_rad`` another way (a calibration jog).
+
+        They become both the angles sent and the latest command, so nothing moves until a
+        new command or :meth:`go_home`, and that move starts from where the servos are.
+
+        :param arrive_s: when the board gets there [s], on the clock later steps use
+        """
+        self._sent = self._target = tuple(float(a) for a in angles_rad)
+        self._busy_until = self._arrive_s = arrive_s
+
     def step(self, now_s: float) -> Optional[Send]:
         """Return the next speed-limited step toward the target, or None if there is none.
 

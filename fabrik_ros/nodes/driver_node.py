@@ -40,6 +40,7 @@ from fabrik_ros.nodes.ros_parameters import (
     ParameterConfigError,
     refuse_unknown_overrides,
 )
+from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.servo_io import (
     LinkError,
@@ -124,6 +125,9 @@ class ServoDriverNode(Node):
         self._aux_us: dict[int, int] = {}       # commanded auxiliary pulses by channel [µs]
         self._unknown_names: set[str] = set()   # names in joint_commands already warned of
         self._handed_over: deque[tuple[float, ...]] = deque(maxlen=_HANDED_OVER_KEPT)
+        self._jog = ServoJog(self, self._arm, self._layout, self._link, self._planner,
+                             refusal=self._jog_refusal,
+                             go_home=lambda now: self._go_home(now).reply.message)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
@@ -168,6 +172,7 @@ class ServoDriverNode(Node):
                 choices=_CHOICES['on_shutdown'])
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
+        declare_jog_parameters(self)
 
     def _parameter(self, name: str):
         return self.get_parameter(name).value
@@ -319,6 +324,11 @@ class ServoDriverNode(Node):
         self._follow(angles)
 
     def _follow(self, targets: tuple[float, ...]) -> None:
+        if self._jog.active:
+            self.get_logger().warning('joint_commands ignored: a calibration jog holds the '
+                                      'servos (~/home or an empty ~/jog_us ends it)',
+                                      throttle_duration_sec=_WARN_EVERY_S)
+            return
         clamped = tuple(j.clamp(t) for j, t in zip(self._arm.joints, targets, strict=True))
         if clamped != targets:
             self.get_logger().warning(f'joint_commands {targets} outside the joint limits, '
@@ -422,9 +432,24 @@ class ServoDriverNode(Node):
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
         now = time.monotonic()
         self._take_link_events(now)
-        reply = self._apply(self._machine.home(now)).reply
+        reply = self._go_home(now).reply
         response.success, response.message = reply.success, reply.message
         return response
+
+    def _go_home(self, now: float) -> Actions:
+        """Move home as the state machine allows; a calibration jog ends once the arm goes."""
+        actions = self._apply(self._machine.home(now))
+        if actions.send is not None:
+            self._jog.finish(actions.send.move_s)
+        return actions
+
+    def _jog_refusal(self) -> str:
+        """Return why ~/jog_us cannot move a servo now, '' when it can."""
+        phase = self._machine.phase
+        if phase is Phase.RUNNING:
+            return ''
+        return (f'the servos are {phase.value}: a jog needs the board connected and the servos '
+                'attached (~/enable)')
 
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
         now = time.monotonic()

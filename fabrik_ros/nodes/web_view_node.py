@@ -1,0 +1,218 @@
+"""web_view: see, drive and calibrate the arm in a browser (viser), beside or instead of RViz.
+
+    ros2 run fabrik_ros web_view --ros-args --params-file config/arm_4dof.yaml
+        -p arm_file:=config/arm_4dof.yaml   (the same file: calibration saves a copy of it)
+
+then open http://127.0.0.1:8080. Needs ``pip install viser yourdfpy``; nothing else in
+fabrik_ros does.
+"""
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+import sys
+from typing import Optional
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PointStamped, PoseStamped
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool, Trigger
+from visualization_msgs.msg import MarkerArray
+
+from fabrik_ros.nodes.markers import CHAIN_ID, NAMESPACE, TARGET_ID
+from fabrik_ros.nodes.ros_parameters import (
+    declare,
+    declare_arm,
+    naming_empty_lists,
+    ParameterConfigError,
+    refuse_unknown_overrides,
+)
+from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.webview.calibration_session import CalibrationSession
+from fabrik_ros.webview.status_view import Status, StatusBoard
+
+INSTALL_HINT = 'web_view needs viser and yourdfpy: pip install viser yourdfpy'
+_LATCHED = 1
+
+
+class WebViewNode(Node):
+    """Serve the arm page and connect it to the arm's topics and the driver's services.
+
+    - In: ``joint_states`` (the drawn arm), ``ik_markers`` (the solver's target and pose:
+      the target marker is green when reached), ``/diagnostics``.
+    - Out: ``target_point`` as the gizmo is dragged (``target_pose``, with its orientation,
+      when ``use_pose_orientation``), ``<driver>/jog_us`` while calibrating.
+    - Calls ``<driver>/home`` and ``<driver>/enable``.
+    """
+
+    def __init__(self, **node_options) -> None:
+        with naming_empty_lists(node_options):
+            super().__init__('web_view', automatically_declare_parameters_from_overrides=True,
+                             **node_options)
+        from fabrik_ros.webview.page import WebPage  # viser: only this node needs it
+        self._arm = declare_arm(self)
+        self._declare_own_parameters()
+        refuse_unknown_overrides(self)
+        driver = self._parameter('driver')
+        self._home = self.create_client(Trigger, f'{driver}/home')
+        self._enable = self.create_client(SetBool, f'{driver}/enable')
+        self._jog = self.create_publisher(JointState, f'{driver}/jog_us', 10)
+        self._point = self.create_publisher(PointStamped, 'target_point', _LATCHED)
+        self._pose = self.create_publisher(PoseStamped, 'target_pose', _LATCHED)
+        self._statuses = StatusBoard()
+        self.page = WebPage(self._arm, host=self._parameter('host'),
+                            port=self._parameter('port'), actions=self,
+                            calibration=self._calibration_session(),
+                            jog_range_us=self._jog_range_us(),
+                            orientation=self._parameter('use_pose_orientation'))
+        self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
+        self.create_subscription(MarkerArray, 'ik_markers', self._on_markers, 10)
+        self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
+        self.get_logger().info(f'serving the arm on http://{self._parameter("host")}:'
+                               f'{self.page.port}')
+
+    def _declare_own_parameters(self) -> None:
+        declare(self, 'host', '127.0.0.1', 'Address the page is served on (0.0.0.0: every '
+                'interface, so other machines can drive the arm)')
+        declare(self, 'port', 8080, 'TCP port of the page (0: any free port)',
+                ints=(0, 65535))
+        declare(self, 'driver', 'servo_driver', 'Name of the servo driver node whose ~/home, '
+                '~/enable and ~/jog_us the page uses')
+        declare(self, 'use_pose_orientation', False, 'Let the gizmo turn and publish '
+                'target_pose with its orientation (set it as fabrik_ik has it)')
+        declare(self, 'jog_range_us', [500.0, 2500.0], 'Range of the calibration slider '
+                '[µs]; the driver still refuses pulses outside its jog_guard_us')
+        declare(self, 'arm_file', '', 'The arm file the nodes read: the calibrated copy keeps '
+                "its text and comments ('' = calibration cannot be saved)")
+        declare(self, 'calibration_file', '', "Where the calibrated copy goes ('' = "
+                '<arm_file>.calibrated.yaml); an existing file there is backed up first')
+
+    def _jog_range_us(self) -> tuple[float, float]:
+        bounds = list(self._parameter('jog_range_us'))
+        if len(bounds) != 2 or not 0.0 < bounds[0] < bounds[1]:
+            raise ParameterConfigError('jog_range_us', bounds, 'must be two pulse widths '
+                                       '[min, max] with 0.0 < min < max')
+        return bounds[0], bounds[1]
+
+    def _parameter(self, name: str):
+        return self.get_parameter(name).value
+
+    def _calibration_session(self) -> CalibrationSession:
+        source = Path(self._parameter('arm_file')) if self._parameter('arm_file') else None
+        target = self._parameter('calibration_file')
+        if target:
+            target = Path(target)
+        elif source is not None:
+            target = source.with_name(f'{source.stem}.calibrated{source.suffix}')
+        return CalibrationSession(self._arm, source, target or None)
+
+    # -- from the arm to the page ------------------------------------------------------------
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        if len(msg.name) == len(msg.position):
+            self.page.show_joint_states(dict(zip(msg.name, msg.position, strict=True)))
+
+    def _on_markers(self, msg: MarkerArray) -> None:
+        ours = {m.id: m for m in msg.markers if m.ns == NAMESPACE}
+        if CHAIN_ID not in ours or TARGET_ID not in ours:
+            return
+        target = ours[TARGET_ID]
+        chain = [(p.x, p.y, p.z) for p in ours[CHAIN_ID].points]
+        position = target.pose.position
+        # markers.py colours the target green when the solve reached it, red when it did not.
+        self.page.show_solution(chain, (position.x, position.y, position.z),
+                                reached=target.color.g > target.color.r)
+
+    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        statuses = [Status(s.name, s.level[0] if isinstance(s.level, bytes) else int(s.level),
+                           s.message, {kv.key: kv.value for kv in s.values})
+                    for s in msg.status]
+        self._statuses.update(statuses)
+        self.page.show_status(self._statuses.markdown())
+        driver = self.resolve_service_name(self._parameter('driver')).lstrip('/')
+        for status in statuses:
+            if status.name == f'{driver}: servo board' and 'enabled' in status.values:
+                self.page.show_attached(status.values['enabled'] == 'True')
+
+    # -- from the page to the arm (PageActions; called from the page's threads) -------------
+
+    def send_target(self, position_m, wxyz) -> None:
+        """Publish the gizmo's pose as the IK target, in the arm's base frame."""
+        stamp = self.get_clock().now().to_msg()
+        frame = self._arm.base_frame
+        if self._parameter('use_pose_orientation'):
+            pose = PoseStamped()
+            pose.header.stamp, pose.header.frame_id = stamp, frame
+            pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = position_m
+            o = pose.pose.orientation
+            o.w, o.x, o.y, o.z = wxyz
+            self._pose.publish(pose)
+            return
+        point = PointStamped()
+        point.header.stamp, point.header.frame_id = stamp, frame
+        point.point.x, point.point.y, point.point.z = position_m
+        self._point.publish(point)
+
+    def home(self) -> None:
+        """Call the driver's ~/home and show its answer."""
+        self._call(self._home, Trigger.Request())
+
+    def enable(self, attached: bool) -> None:
+        """Call the driver's ~/enable and show its answer."""
+        self._call(self._enable, SetBool.Request(data=bool(attached)))
+
+    def jog(self, joint: str, pulse_us: float) -> None:
+        """Publish one calibration jog of ``joint`` to ``pulse_us`` [µs]."""
+        self._jog.publish(JointState(name=[joint], position=[float(pulse_us)]))
+
+    def end_jog(self) -> None:
+        """Publish the empty jog that ends the session (the driver takes the arm home)."""
+        self._jog.publish(JointState())
+        self.page.show_reply('jog ended: the arm goes home slowly')
+
+    def _call(self, client, request) -> None:
+        if not client.service_is_ready():
+            self.page.show_reply(f'{client.srv_name} is not available (is servo_driver '
+                                 'running? parameter driver names it)')
+            return
+        client.call_async(request).add_done_callback(
+            lambda done: self._show_answer(client.srv_name, done))
+
+    def _show_answer(self, service: str, done) -> None:
+        error = done.exception()
+        self.page.show_reply(f'{service}: {error or done.result().message}')
+
+    def shutdown(self) -> None:
+        """Stop serving the page."""
+        self.page.stop()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='web_view', description=__doc__.splitlines()[0],
+        epilog='Parameters (-p name:=value): host (127.0.0.1), port (8080), driver '
+               '(servo_driver), use_pose_orientation (false), jog_range_us ([500.0, 2500.0]), '
+               'arm_file, calibration_file. Install: pip install viser yourdfpy.')
+    parser.add_argument('ros_args', nargs='*',
+                        help='--ros-args --params-file <arm file> [-p name:=value ...]')
+    return parser
+
+
+def main(args: Optional[Sequence[str]] = None) -> None:
+    """Run web_view until Ctrl-C; exit 1 with one line if viser is not installed."""
+    argv = list(sys.argv if args is None else args)
+    own = argv[1:argv.index('--ros-args')] if '--ros-args' in argv else argv[1:]
+    if '-h' in own or '--help' in own:
+        _parser().print_help()
+        return
+    try:
+        import viser  # noqa: F401
+        import yourdfpy  # noqa: F401
+    except ImportError as error:
+        print(f'{INSTALL_HINT} ({error.name} is missing)', file=sys.stderr)
+        raise SystemExit(1) from None
+    try:
+        spin_until_shutdown(WebViewNode, argv)
+    except KeyboardInterrupt:
+        pass    # Ctrl-C while the page was still being built: as normal a stop as any

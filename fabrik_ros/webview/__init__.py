@@ -1,0 +1,20 @@
+"""The browser view's pure parts: calibration marks and math, the arm-file writer, status lines.
+
+Nothing here imports rclpy. Only ``fabrik_ros.webview.page`` imports viser (optional:
+``pip install viser yourdfpy``), and nothing imports it but the web_view node.
+"""
+
+from fabrik_ros.webview.calibration import calibrated_fields, CalibrationError, ServoMarks
+from fabrik_ros.webview.calibration_session import CalibrationSession, Mark
+from fabrik_ros.webview.servo_yaml import (
+    save_calibrated_copy,
+    SavedCalibration,
+    with_servo_values,
+)
+from fabrik_ros.webview.status_view import Status, StatusBoard
+
+__all__ = [
+    'calibrated_fields', 'CalibrationError', 'CalibrationSession', 'Mark',
+    'save_calibrated_copy', 'SavedCalibration', 'ServoMarks', 'Status', 'StatusBoard',
+    'with_servo_values',
+]

@@ -1,0 +1,205 @@
+"""`make web`: fabrik_ik, servo_driver on a simulated board, and web_view, until Ctrl-C.
+
+    python -m fabrik_ros.webview.pipeline [--port 8080] [--protocol native]
+
+Starts each as its own process (the installed console scripts), prints the address to open,
+and on Ctrl-C (or SIGTERM) stops them in order: web_view, fabrik_ik, servo_driver (which
+leaves the servos as ``on_shutdown`` says), then the board. DDS stays on loopback.
+"""
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+import os
+from pathlib import Path
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Optional
+import urllib.error
+import urllib.request
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
+_STOP_WAIT_S = 10.0
+_READY_POLL_S = 0.1
+
+
+class PipelineError(RuntimeError):
+    """A process of the pipeline could not start or died; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """What to run: the arm file, where the page is served, the board's protocol.
+
+    ``namespace`` (e.g. ``/arm2``) puts the three nodes in a namespace of their own;
+    ``driver_parameters`` (``name:=value``) go to servo_driver besides the arm file.
+    """
+
+    config: Path = DEFAULT_CONFIG
+    host: str = '127.0.0.1'
+    port: int = 8080
+    protocol: str = 'native'
+    calibration_file: Optional[Path] = None
+    namespace: str = ''
+    driver_parameters: tuple[str, ...] = ()
+
+
+class Pipeline:
+    """The four processes of ``make web``; a context manager that stops them on exit."""
+
+    def __init__(self, options: PipelineOptions) -> None:
+        self.options = options
+        self._folder = tempfile.TemporaryDirectory(prefix='fabrik_web_')
+        self._processes: list[tuple[str, subprocess.Popen]] = []
+        self._environment = loopback_environment()
+
+    @property
+    def url(self) -> str:
+        """Return the address of the page."""
+        return f'http://{self.options.host}:{self.options.port}'
+
+    def start(self) -> 'Pipeline':
+        """Start the board, servo_driver, fabrik_ik and web_view (in that order)."""
+        options = self.options
+        config = str(options.config)
+        link = str(Path(self._folder.name) / 'board')
+        calibration = options.calibration_file or Path(self._folder.name) / 'calibrated.yaml'
+        self._run('sim_device', '--protocol', options.protocol, '--link', link)
+        ros = ['--ros-args', '--params-file', config]
+        if options.namespace:
+            ros += ['-r', f'__ns:={options.namespace}']
+        driver = [arg for name_value in options.driver_parameters for arg in ('-p', name_value)]
+        self._run('servo_driver', *ros, '-p', f'port:={link}',
+                  '-p', f'protocol:={options.protocol}', *driver)
+        self._run('fabrik_ik', *ros)
+        self._run('web_view', *ros,
+                  '-p', f'host:={options.host}', '-p', f'port:={options.port}',
+                  '-p', f'arm_file:={config}', '-p', f'calibration_file:={calibration}')
+        return self
+
+    def _run(self, executable: str, *args: str) -> None:
+        path = Path(sys.executable).parent / executable
+        command = [str(path) if path.exists() else executable, *args]
+        # A session of its own: the terminal's Ctrl-C reaches only this process, which then
+        # stops each child once, in order.
+        process = subprocess.Popen(command, env=self._environment,
+                                   start_new_session=True)
+        self._processes.append((executable, process))
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Wait until the page answers.
+
+        :raises PipelineError: if a process exits first or the page does not answer in time
+        """
+        deadline = time.monotonic() + timeout_s
+        while not _answers(self.url):
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise PipelineError(f'{self.url} did not answer within {timeout_s} s')
+            time.sleep(_READY_POLL_S)
+
+    def check_alive(self) -> None:
+        """Raise PipelineError naming the first process that has exited."""
+        for name, process in self._processes:
+            if process.poll() is not None:
+                raise PipelineError(f'{name} exited with status {process.returncode}')
+
+    def stop(self) -> dict[str, int]:
+        """Stop every process, newest first (SIGINT, then SIGTERM, then SIGKILL).
+
+        :return: each process's exit status
+        """
+        statuses = {}
+        for name, process in reversed(self._processes):
+            statuses[name] = _stop(process)
+        self._processes.clear()
+        self._folder.cleanup()
+        return statuses
+
+    def __enter__(self) -> 'Pipeline':
+        """Start the processes."""
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Stop the processes."""
+        self.stop()
+
+
+def loopback_environment() -> dict[str, str]:
+    """Return this process's environment with DDS on loopback, in a domain of its own.
+
+    The domain is drawn once here (unless ROS_DOMAIN_ID is set): every process of one
+    pipeline must get the same environment.
+    """
+    env = dict(os.environ)
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    env['ROS_LOCALHOST_ONLY'] = '1'
+    env.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
+    return env
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1.0) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _stop(process: subprocess.Popen) -> int:
+    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        if process.poll() is not None:
+            break
+        process.send_signal(stop)
+        try:
+            process.wait(_STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            continue
+    return process.wait()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog='python -m fabrik_ros.webview.pipeline',
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument('--config', type=Path, default=DEFAULT_CONFIG,
+                        help='arm parameter file (default: config/arm_4dof.yaml)')
+    parser.add_argument('--host', default='127.0.0.1', help='address of the page '
+                        '(default: 127.0.0.1; 0.0.0.0 serves every interface)')
+    parser.add_argument('--port', type=int, default=8080, help='port of the page (8080)')
+    parser.add_argument('--protocol', choices=['native', 'ssc32', 'maestro'],
+                        default='native', help='simulated board and driver protocol')
+    parser.add_argument('--calibration-file', type=Path, help='where the page saves a '
+                        'calibrated copy of the arm file (default: a temporary folder)')
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the pipeline until Ctrl-C or SIGTERM; return 1 if a process failed."""
+    parsed = _parser().parse_args(argv)
+    options = PipelineOptions(parsed.config, parsed.host, parsed.port, parsed.protocol,
+                              parsed.calibration_file)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    pipeline = Pipeline(options)
+    try:
+        pipeline.start()
+        pipeline.wait_ready(60.0)
+        print(f'open {pipeline.url} in a browser; Ctrl-C stops', flush=True)
+        while True:
+            pipeline.check_alive()
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        return 0
+    except PipelineError as error:
+        print(f'make web: {error}', file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not cut it short
+        pipeline.stop()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

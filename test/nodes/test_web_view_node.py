@@ -1,0 +1,90 @@
+"""web_view as a node: optional viser, --help, the targets it publishes."""
+
+import subprocess
+import sys
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import PointStamped, PoseStamped
+import pytest
+
+from fabrik_ros.nodes.web_view_node import WebViewNode
+from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
+
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
+
+# Run Python with viser and yourdfpy made unimportable, as on a robot without them.
+_WITHOUT_VISER = ("import sys; sys.modules['viser'] = sys.modules['yourdfpy'] = None; ")
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-c', _WITHOUT_VISER + code], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_web_view_without_viser_says_how_to_install_it_in_one_line_and_exits_1():
+    run = _python('from fabrik_ros.nodes.web_view_node import main; '
+                  f"main(['web_view', '--ros-args', '--params-file', '{ARM_CONFIG}'])")
+    assert run.returncode == 1
+    assert run.stderr.splitlines() == [
+        'web_view needs viser and yourdfpy: pip install viser yourdfpy (viser is missing)']
+
+
+def test_the_other_nodes_and_the_pure_webview_package_never_need_viser():
+    run = _python('import fabrik_ros.nodes.ik_node, fabrik_ros.nodes.driver_node, '
+                  'fabrik_ros.nodes.arm_composition, fabrik_ros.webview.pipeline, '
+                  'fabrik_ros.nodes.web_view_node, fabrik_ros.webview; print("imported")')
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == 'imported'
+
+
+def test_web_view_answers_help(capsys):
+    from fabrik_ros.nodes.web_view_node import main
+    main(['web_view', '--help'])
+    assert 'pip install viser yourdfpy' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize('orientation', [False, True])
+def test_a_page_target_goes_out_as_target_point_or_with_orientation_as_target_pose(
+        ros, arm_args, orientation):
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[
+        *arm_args, '-p', 'port:=0', '-p', f'use_pose_orientation:={str(orientation).lower()}']))
+    received = []
+    probe = ros.probe()
+    topic, kind = ('target_pose', PoseStamped) if orientation else ('target_point', PointStamped)
+    probe.create_subscription(kind, topic, received.append, 10)
+    wxyz = (0.7071067811865476, 0.0, 0.7071067811865476, 0.0)
+    ros.spin_until(lambda: received, timeout_s=10.0, what=f'a {topic}',
+                   during=lambda: node.send_target((0.15, -0.02, 0.1), wxyz))
+    message = received[-1]
+    assert message.header.frame_id == 'base_link'
+    if orientation:
+        o = message.pose.orientation
+        assert (message.pose.position.x, (o.w, o.x, o.y, o.z)) == (0.15, wxyz)
+    else:
+        assert (message.point.x, message.point.y, message.point.z) == (0.15, -0.02, 0.1)
+
+
+def test_the_attach_box_follows_what_the_driver_reports(ros, arm_args):
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    publisher = ros.probe().create_publisher(DiagnosticArray, '/diagnostics', 10)
+    driver = f'{ros.namespace.lstrip("/")}/servo_driver: servo board'
+
+    def report(enabled: str) -> None:
+        status = DiagnosticStatus(name=driver, message='connected',
+                                  values=[KeyValue(key='enabled', value=enabled)])
+        publisher.publish(DiagnosticArray(status=[status]))
+
+    assert node.page.attached
+    ros.spin_until(lambda: not node.page.attached, timeout_s=10.0,
+                   what='the box cleared by a detached driver', during=lambda: report('False'))
+    ros.spin_until(lambda: node.page.attached, timeout_s=10.0,
+                   what='the box ticked again', during=lambda: report('True'))
+
+
+def test_a_slider_range_that_is_no_range_stops_web_view_with_one_line(capfd):
+    from fabrik_ros.nodes.web_view_node import main
+    with pytest.raises(SystemExit) as exited:
+        main(['web_view', '--ros-args', '--params-file', str(ARM_CONFIG),
+              '-p', 'jog_range_us:=[2500.0, 500.0]'])
+    assert exited.value.code == 1
+    assert 'jog_range_us = [2500.0, 500.0], must be two pulse widths' in capfd.readouterr().err
