@@ -61,7 +61,7 @@ class SerialPort:
         try:
             waiting = self._port.in_waiting
             if waiting or max_wait_s >= READ_SLICE_S:
-                return self._port.read(max(1, waiting))
+                return bytes(self._port.read(max(1, waiting)))
         except serial.SerialException as error:
             raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
         except OSError as error:
