@@ -43,6 +43,7 @@ isolate_ros()
 
 from board_timing import frames_from_chunks, pulse_of, TimedBoard  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
+from node_main import EXECUTOR_VARIABLE  # noqa: E402
 from node_processes import (  # noqa: E402
     DriverSettings,
     Layout,
@@ -141,7 +142,8 @@ class Rig:
 
     def __init__(self, layout: Layout, directory: Path, *, protocol: Protocol = Protocol.NATIVE,
                  tuned: bool = False, baud: int = BAUD, probe: bool = False,
-                 realtime: bool = True, profile_dir: Optional[Path] = None) -> None:
+                 realtime: bool = True, profile_dir: Optional[Path] = None,
+                 niceness: int = 0) -> None:
         self.arm = load_arm(CONFIG)
         self.sweep = YawSweep(self.arm)
         self.sweep.check()
@@ -156,7 +158,7 @@ class Rig:
                         baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
             layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
-            profile_dir=profile_dir)
+            profile_dir=profile_dir, niceness=niceness)
         # after the nodes are spawned: they keep normal priority
         self.publisher_realtime = realtime and boost_current_thread()
         self.context = rclpy.Context()
@@ -323,7 +325,7 @@ class RssSampler:
 def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Protocol.NATIVE,
                    rates_hz=RATES_HZ, tuned: bool = False, baud: int = BAUD,
                    probe: bool = False, realtime: bool = True,
-                   profile_dir: Optional[Path] = None) -> dict:
+                   profile_dir: Optional[Path] = None, niceness: int = 0) -> dict:
     """Run every rate and the soak on one layout and protocol; return figures and latencies.
 
     :param tuned: run the driver with the former benchmark tuning instead of the defaults
@@ -331,7 +333,7 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as directory:
         rig = Rig(layout, Path(directory), protocol=protocol, tuned=tuned, baud=baud,
-                  probe=probe, realtime=realtime, profile_dir=profile_dir)
+                  probe=probe, realtime=realtime, profile_dir=profile_dir, niceness=niceness)
         try:
             rig.wait_ready()
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
@@ -343,6 +345,7 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
             exit_codes = rig.close()
     return {'layout': layout.value, 'protocol': protocol.value,
             'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud,
+            'executor': os.environ.get(EXECUTOR_VARIABLE, 'single'), 'node_niceness': niceness,
             'instrument_realtime': instrument_realtime,
             # other processes compete for the cores: the 1-minute load average around the run
             'loadavg_1min': [load_before, os.getloadavg()[0]],
@@ -359,7 +362,8 @@ def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
     load = '–'.join(f'{x:.1f}' for x in result['loadavg_1min'])
     print(f'end to end, {result["layout"]}, {result["protocol"]} ({result["settings"]}, '
-          f'{result["baud"]} baud; load average {load}), target published → first byte of '
+          f'{result["baud"]} baud, {result["executor"]} executor, nice '
+          f'{result["node_niceness"]}; load average {load}), target published → first byte of '
           'its frame')
     print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"any p99":>7} {"sent":>6} '
           f'{"coalesc":>7} {"lost":>4} {"drift":>6}  CPU % per process')
@@ -396,6 +400,10 @@ def main() -> None:
     parser.add_argument('--protocol', nargs='+', choices=protocols, default=protocols)
     parser.add_argument('--rates', nargs='+', type=int, default=RATES_HZ,
                         help='target rates [Hz]')
+    parser.add_argument('--executor', choices=['single', 'events'], default='single',
+                        help="the nodes' executor: as shipped, or rclpy's EventsExecutor")
+    parser.add_argument('--nice', type=int, default=0,
+                        help='nice value added to the node processes (e.g. -10)')
     parser.add_argument('--tuned', action='store_true',
                         help='the former tuning: 500 Hz driver tick, 100 rad/s speed limit')
     parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
@@ -405,6 +413,7 @@ def main() -> None:
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
     args = parser.parse_args()
+    os.environ[EXECUTOR_VARIABLE] = args.executor      # read by node_main.py in the nodes
     budget = QUICK if args.quick else Budget()
     budget = replace(budget, seconds_per_rate=args.seconds or budget.seconds_per_rate,
                      soak_s=args.soak or budget.soak_s)
@@ -415,7 +424,7 @@ def main() -> None:
             results[key] = measure_layout(layout, budget, protocol=protocol,
                                           rates_hz=tuple(args.rates), tuned=args.tuned,
                                           baud=args.baud, probe=args.probe,
-                                          realtime=not args.no_realtime)
+                                          realtime=not args.no_realtime, niceness=args.nice)
             print_layout(results[key])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')

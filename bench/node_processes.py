@@ -83,6 +83,14 @@ def parameter_file(settings: DriverSettings, directory: Path) -> Path:
     return path
 
 
+def _renice(niceness: int) -> None:
+    """Change the starting process's nice value; keep the default where it is refused."""
+    try:
+        os.nice(niceness)
+    except PermissionError:
+        pass
+
+
 @dataclass
 class NodeProcess:
     """One node process and the log file its output goes to."""
@@ -125,11 +133,13 @@ class NodeProcess:
 
 
 def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
-                profile_dir: Optional[Path] = None) -> list[NodeProcess]:
+                profile_dir: Optional[Path] = None, niceness: int = 0) -> list[NodeProcess]:
     """Start the node processes of ``layout`` with the arm config and benchmark parameters.
 
     :param profile_dir: if given, every process runs under cProfile and writes
         ``<name>.prof`` there when it stops
+    :param niceness: added to the processes' nice value (negative = more CPU share than the
+        machine's other work; needs the privilege, else the nodes start at normal priority)
     """
     log_dir.mkdir(parents=True, exist_ok=True)
     processes = []
@@ -141,6 +151,7 @@ def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
                    '--params-file', str(params)]
         log = log_dir / f'{layout.value}_{name}.log'
         with log.open('w', encoding='utf-8') as out:
-            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+            popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                     preexec_fn=(lambda: _renice(niceness)) if niceness else None)
         processes.append(NodeProcess(name, popen, log))
     return processes
