@@ -39,7 +39,7 @@ class LinkOptions:
 
     baud: int = 115200
     max_rate_hz: float = 0.0
-    max_in_flight: int = 1
+    max_in_flight: int = 4
     poll_hz: float = 10.0
     reply_timeout_s: float = 0.1
     write_timeout_s: float = 0.5
