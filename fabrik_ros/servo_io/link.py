@@ -88,6 +88,8 @@ class ServoLink:
         self._on_state = on_state
         self._cv = threading.Condition()
         self._closing = threading.Event()
+        # Set by a new command (and by close): ends the I/O thread's short waits early.
+        self._nudged = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._port: Optional[SerialPort] = None
         self._state = LinkState.DISCONNECTED
@@ -358,6 +360,7 @@ class ServoLink:
             self._on_state(state)
 
     def _wake(self) -> None:
+        self._nudged.set()
         port = self._port
         if port is not None:
             port.wake()
@@ -450,7 +453,7 @@ class ServoLink:
             answer = self._dialect.take_answer(transaction)
             if answer is not None or deadline.expired() or self._closing.is_set():
                 return answer
-            self._receive(deadline.time_left())
+            self._receive(deadline.time_left(), self._closing)
 
     def _serve(self) -> None:
         """Write what the scheduler says, when it says, and give it what comes back."""
@@ -458,6 +461,7 @@ class ServoLink:
         while not self._closing.is_set():
             self._check_path()
             with self._cv:
+                self._nudged.clear()      # a command from now on ends the wait below
                 now = self._clock()
                 try:
                     scheduler.expire(now)
@@ -486,9 +490,12 @@ class ServoLink:
         if not os.path.exists(self.path):
             raise LinkLost(f'{self.path}: device path vanished (unplugged?)')
 
-    def _receive(self, max_wait_s: float = READ_SLICE_S) -> None:
-        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it."""
-        data = self._port_or_lost().read(max_wait_s, self._closing)
+    def _receive(self, max_wait_s: float, idle: Optional[threading.Event] = None) -> None:
+        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it.
+
+        :param idle: ends a short wait early when set; by default a new command does
+        """
+        data = self._port_or_lost().read(max_wait_s, idle or self._nudged)
         if data:
             self._dialect.feed(data)
 

@@ -54,7 +54,8 @@ class SerialPort:
     def read(self, max_wait_s: float, idle: threading.Event) -> bytes:
         """Return what has arrived, waiting up to ``max_wait_s`` (at most one read slice).
 
-        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read.
+        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read, so
+        setting ``idle`` ends them early (as :meth:`wake` ends a read).
 
         :raises LinkLost: if the device reports an error (unplugged, EIO).
         """
