@@ -412,6 +412,8 @@ def main() -> None:
     parser.add_argument('--probe', action='store_true',
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
+    parser.add_argument('--plots', type=Path,
+                        help='also draw e2e_latency.png (native) and e2e_rates.png here')
     args = parser.parse_args()
     os.environ[EXECUTOR_VARIABLE] = args.executor      # read by node_main.py in the nodes
     budget = QUICK if args.quick else Budget()
@@ -429,6 +431,12 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
     print(f'wrote {args.out}')
+    if args.plots is not None:
+        import plots  # matplotlib only when asked for
+        native = {key: r for key, r in results.items() if r['protocol'] == 'native'}
+        for path in (plots.latency_plot(native, args.plots / 'e2e_latency.png'),
+                     plots.rates_plot(results, args.plots / 'e2e_rates.png')):
+            print(f'drew {path}')
 
 
 if __name__ == '__main__':
