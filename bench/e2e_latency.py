@@ -1,21 +1,26 @@
 """Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board at 115200 baud.
 
 This process publishes PointStamped targets at a fixed rate and hosts the simulated board
-(native protocol, on a pty, modelling the serial line, 115200 baud unless ``--baud``). Both
-run at real-time priority where allowed (priority.py), so that a busy machine delays the
+(each protocol in turn, on a pty, modelling the serial line, 115200 baud unless ``--baud``).
+Both run at real-time priority where allowed (priority.py), so that a busy machine delays the
 nodes under test, not the measuring instrument. The nodes run as their own processes: the two
-executables, or both composed in one, ``fabrik_arm`` (``--layout``).
+executables, or both composed in one, ``fabrik_arm`` (``--layout``), with the parameters
+arm.launch.py gives them and the shipped defaults for the rest (``--tuned``: the former
+benchmark tuning, a 500 Hz driver tick and a 100 rad/s speed limit).
 
 Latency is the time from just before ``publish()`` to the arrival of the first byte of the
-SET_PULSES frame that carries the target's pulses (target_matching.py explains how frames are
-matched to targets). Per rate: median, p99, max; targets carried by a frame (sent) or
-superseded before one (coalesced); CPU per process. A longer run at 500 Hz then tracks memory
-(RSS) and whether latency creeps up (a growing backlog). With ``--probe`` the benchmark also
-listens to joint_commands, to split the latency at the IK node's output (the probe adds a
-subscriber and a spinning thread, so headline figures come from runs without it). Prints a
-table and writes bench/out/e2e_latency.json.
+command (native SET_PULSES, SSC-32U group move, Maestro Set Target) that carries the target's
+pulses (target_matching.py explains how commands are matched to targets). Per rate: median,
+p99, max; the p99 over every target of the wait until a frame carried it or a newer one
+(``any p99``); targets carried by a frame (sent) or superseded before one (coalesced); CPU
+per process. A longer run at 500 Hz then tracks memory (RSS) and whether latency creeps up
+(a growing backlog). With ``--probe`` the benchmark also listens to joint_commands, to split
+the latency at the IK node's output (the probe adds a subscriber and a spinning thread, so
+headline figures come from runs without it). Prints a table and writes
+bench/out/e2e_latency.json.
 
     .venv/bin/python bench/e2e_latency.py [--quick] [--layout two_process composed]
+        [--protocol native ssc32 maestro] [--tuned]
 """
 
 import argparse
@@ -36,8 +41,9 @@ from ros_env import isolate_ros, ROOT  # noqa: E402
 
 isolate_ros()
 
-from board_timing import frames_from_chunks, set_pulses_of, TimedBoard  # noqa: E402
+from board_timing import frames_from_chunks, pulse_of, TimedBoard  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
+from node_main import EXECUTOR_VARIABLE  # noqa: E402
 from node_processes import (  # noqa: E402
     DriverSettings,
     Layout,
@@ -49,7 +55,7 @@ from priority import boost_current_thread, restore_current_thread  # noqa: E402
 import rclpy  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-from target_matching import match_frames, YawSweep  # noqa: E402
+from target_matching import match_frames, staleness, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.servo_io import Protocol  # noqa: E402
@@ -59,7 +65,7 @@ OUT = Path(__file__).parent / 'out' / 'e2e_latency.json'
 LOG_DIR = ROOT / 'build' / 'bench'
 BAUD = 115200
 PROBE_SPIN_S = 0.01
-RATES_HZ = (50, 200, 500, 1000)
+RATES_HZ = (50, 200, 500)
 SOAK_RATE_HZ = 500
 START_TIMEOUT_S = 30.0
 DRAIN_S = 0.2
@@ -90,6 +96,7 @@ class Segment:
     lost: int
     unmatched_frames: int
     cpu_percent: dict[str, float]
+    staleness_s: np.ndarray = field(default_factory=lambda: np.array([]))
     rss_kib: dict[str, list[int]] = field(default_factory=dict)
     ik_stage_s: np.ndarray = field(default_factory=lambda: np.array([]))
 
@@ -105,6 +112,9 @@ class Segment:
             'p90_ms': float(np.percentile(ms, 90)) if has else None,
             'p99_ms': float(np.percentile(ms, 99)) if has else None,
             'max_ms': float(np.max(ms)) if has else None,
+            # every moving target: until a frame carried it or a newer one
+            'any_p50_ms': _percentile_ms(self.staleness_s, 50),
+            'any_p99_ms': _percentile_ms(self.staleness_s, 99),
             'sent': self.sent, 'coalesced': self.coalesced, 'lost': self.lost,
             'unmatched_frames': self.unmatched_frames,
             # later minus earlier median: a growing queue shows up as a positive drift
@@ -123,25 +133,32 @@ class Segment:
                 'ik_stage_p99_ms': float(np.percentile(ms, 99))}
 
 
+def _percentile_ms(seconds: np.ndarray, percent: float) -> Optional[float]:
+    return float(1e3 * np.percentile(seconds, percent)) if len(seconds) else None
+
+
 class Rig:
     """The board, the node processes and the target publisher of one layout."""
 
-    def __init__(self, layout: Layout, directory: Path, *, control_rate_hz: float,
-                 baud: int = BAUD, probe: bool = False, realtime: bool = True,
-                 profile_dir: Optional[Path] = None) -> None:
+    def __init__(self, layout: Layout, directory: Path, *, protocol: Protocol = Protocol.NATIVE,
+                 tuned: bool = False, baud: int = BAUD, probe: bool = False,
+                 realtime: bool = True, profile_dir: Optional[Path] = None,
+                 niceness: int = 0) -> None:
         self.arm = load_arm(CONFIG)
         self.sweep = YawSweep(self.arm)
         self.sweep.check()
         self.points = self.sweep.points()
-        self.board = TimedBoard(Protocol.NATIVE, channels=len(self.arm.joints),
+        self.protocol = protocol
+        self.board = TimedBoard(protocol, channels=len(self.arm.joints),
                                 link_path=str(directory / 'ttyBENCH'), baud=baud,
                                 realtime=realtime).start()
         self.baud = baud
-        settings = DriverSettings(self.board.path, len(self.arm.joints),
-                                  control_rate_hz=control_rate_hz, baud=baud)
+        make = DriverSettings.tuned if tuned else DriverSettings
+        settings = make(self.board.path, len(self.arm.joints), protocol=protocol.value,
+                        baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
             layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
-            profile_dir=profile_dir)
+            profile_dir=profile_dir, niceness=niceness)
         # after the nodes are spawned: they keep normal priority
         self.publisher_realtime = realtime and boost_current_thread()
         self.context = rclpy.Context()
@@ -256,21 +273,23 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
     cpu_after = rig.cpu_s()
     rss = sampler.stop() if sampler else {}
     time.sleep(DRAIN_S)
-    frames = [(f.first_byte_s, pulses[rig.sweep.channel])
-              for f in frames_from_chunks(rig.board.take_chunks(), rig.baud)
-              if (pulses := set_pulses_of(f.frame)) is not None]
+    frames = [(f.first_byte_s, pulse)
+              for f in frames_from_chunks(rig.board.take_chunks(), rig.baud, rig.protocol)
+              if (pulse := pulse_of(f.frame, rig.sweep.channel)) is not None]
     match = match_frames(frames, stamps, first, rig.sweep)
     measured_from = first + round(rate_hz * warmup_s)
     heard = match_frames(rig.take_heard(), stamps, first, rig.sweep).latency_s
     carried = sorted(i for i in match.latency_s if i >= measured_from)
     last_carried = carried[-1] if carried else measured_from - 1
+    moving = [i for i in range(measured_from, rig.index) if not rig.sweep.is_hold(i)]
     cpu = {name: 100.0 * (cpu_after[name] - cpu_before[name]) / wall for name in cpu_after}
     return Segment(
         rate_hz=rate_hz, published=rig.index - measured_from,
         achieved_rate_hz=(len(stamps) - 1) / (stamps[-1] - stamps[0]),
         latency_s=np.array([match.latency_s[i] for i in carried]), sent=len(carried),
-        coalesced=last_carried + 1 - measured_from - len(carried),
-        lost=rig.index - 1 - last_carried, unmatched_frames=match.unmatched_frames,
+        coalesced=sum(1 for i in moving if i <= last_carried) - len(carried),
+        lost=sum(1 for i in moving if i > last_carried), unmatched_frames=match.unmatched_frames,
+        staleness_s=np.array(staleness(match, stamps, first, rig.sweep, measured_from)),
         cpu_percent=cpu, rss_kib=rss,
         ik_stage_s=np.array([t for i, t in sorted(heard.items()) if i >= measured_from]))
 
@@ -303,14 +322,18 @@ class RssSampler:
         return self.samples
 
 
-def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
-                   control_rate_hz: float = 500.0, baud: int = BAUD, probe: bool = False,
-                   realtime: bool = True, profile_dir: Optional[Path] = None) -> dict:
-    """Run every rate and the soak on one layout; return figures and raw latencies."""
+def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Protocol.NATIVE,
+                   rates_hz=RATES_HZ, tuned: bool = False, baud: int = BAUD,
+                   probe: bool = False, realtime: bool = True,
+                   profile_dir: Optional[Path] = None, niceness: int = 0) -> dict:
+    """Run every rate and the soak on one layout and protocol; return figures and latencies.
+
+    :param tuned: run the driver with the former benchmark tuning instead of the defaults
+    """
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as directory:
-        rig = Rig(layout, Path(directory), control_rate_hz=control_rate_hz, baud=baud,
-                  probe=probe, realtime=realtime, profile_dir=profile_dir)
+        rig = Rig(layout, Path(directory), protocol=protocol, tuned=tuned, baud=baud,
+                  probe=probe, realtime=realtime, profile_dir=profile_dir, niceness=niceness)
         try:
             rig.wait_ready()
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
@@ -320,7 +343,9 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
             instrument_realtime = rig.publisher_realtime and rig.board.realtime
         finally:
             exit_codes = rig.close()
-    return {'layout': layout.value, 'control_rate_hz': control_rate_hz, 'baud': baud,
+    return {'layout': layout.value, 'protocol': protocol.value,
+            'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud,
+            'executor': os.environ.get(EXECUTOR_VARIABLE, 'single'), 'node_niceness': niceness,
             'instrument_realtime': instrument_realtime,
             # other processes compete for the cores: the 1-minute load average around the run
             'loadavg_1min': [load_before, os.getloadavg()[0]],
@@ -336,18 +361,19 @@ def measure_layout(layout: Layout, budget: Budget, *, rates_hz=RATES_HZ,
 def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
     load = '–'.join(f'{x:.1f}' for x in result['loadavg_1min'])
-    print(f'end to end, {result["layout"]} (driver control rate '
-          f'{result["control_rate_hz"]:.0f} Hz, {result["baud"]} baud; load average {load}), '
-          'target published → first byte of its frame')
-    print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"sent":>6} {"coalesc":>7} '
-          f'{"lost":>4} {"drift":>6}  CPU % per process')
+    print(f'end to end, {result["layout"]}, {result["protocol"]} ({result["settings"]}, '
+          f'{result["baud"]} baud, {result["executor"]} executor, nice '
+          f'{result["node_niceness"]}; load average {load}), target published → first byte of '
+          'its frame')
+    print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"any p99":>7} {"sent":>6} '
+          f'{"coalesc":>7} {"lost":>4} {"drift":>6}  CPU % per process')
     rows = [(rate, figures) for rate, figures in result['rates'].items()]
     rows.append((f'{SOAK_RATE_HZ}*', result['soak']))
     for rate, f in rows:
         cpu = ', '.join(f'{name} {value:.0f}' for name, value in f['cpu_percent'].items())
         print(f'{rate:>6} {_num(f["p50_ms"])} {_num(f["p99_ms"])} {_num(f["max_ms"])} '
-              f'{f["sent"]:6d} {f["coalesced"]:7d} {f["lost"]:4d} {_num(f["drift_ms"], 6)}  '
-              f'{cpu}')
+              f'{_num(f["any_p99_ms"])} {f["sent"]:6d} {f["coalesced"]:7d} {f["lost"]:4d} '
+              f'{_num(f["drift_ms"], 6)}  {cpu}')
     for rate, f in rows:
         if 'ik_stage_p50_ms' in f:
             print(f'{rate:>6} probe: target → joint_commands heard: p50 '
@@ -355,6 +381,7 @@ def print_layout(result: dict) -> None:
     growth = ', '.join(f'{name} {kib / 1024:+.1f} MiB'
                        for name, kib in result['soak']['rss_growth_kib'].items())
     print(f'* soak {result["soak"]["seconds"]:.0f} s at {SOAK_RATE_HZ} Hz; RSS growth: {growth}')
+    print('any p99: every moving target, until a frame carried it or a newer one')
 
 
 def _num(value: Optional[float], width: int = 7) -> str:
@@ -369,28 +396,47 @@ def main() -> None:
     parser.add_argument('--soak', type=float, help='seconds of the 500 Hz soak')
     shipped = [Layout.TWO_PROCESS.value, Layout.COMPOSED.value]
     parser.add_argument('--layout', nargs='+', choices=shipped, default=shipped)
-    parser.add_argument('--control-rate-hz', type=float, default=500.0,
-                        help="servo_driver's control_rate_hz")
+    protocols = [p.value for p in Protocol]
+    parser.add_argument('--protocol', nargs='+', choices=protocols, default=protocols)
+    parser.add_argument('--rates', nargs='+', type=int, default=RATES_HZ,
+                        help='target rates [Hz]')
+    parser.add_argument('--executor', choices=['single', 'events'], default='single',
+                        help="the nodes' executor: as shipped, or rclpy's EventsExecutor")
+    parser.add_argument('--nice', type=int, default=0,
+                        help='nice value added to the node processes (e.g. -10)')
+    parser.add_argument('--tuned', action='store_true',
+                        help='the former tuning: 500 Hz driver tick, 100 rad/s speed limit')
     parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
     parser.add_argument('--no-realtime', action='store_true',
                         help='run the board and publisher threads at normal priority')
     parser.add_argument('--probe', action='store_true',
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
+    parser.add_argument('--plots', type=Path,
+                        help='also draw e2e_latency.png (native) and e2e_rates.png here')
     args = parser.parse_args()
+    os.environ[EXECUTOR_VARIABLE] = args.executor      # read by node_main.py in the nodes
     budget = QUICK if args.quick else Budget()
     budget = replace(budget, seconds_per_rate=args.seconds or budget.seconds_per_rate,
                      soak_s=args.soak or budget.soak_s)
     results = {}
     for layout in map(Layout, args.layout):
-        results[layout.value] = measure_layout(layout, budget,
-                                               control_rate_hz=args.control_rate_hz,
-                                               baud=args.baud, probe=args.probe,
-                                               realtime=not args.no_realtime)
-        print_layout(results[layout.value])
+        for protocol in map(Protocol, args.protocol):
+            key = f'{layout.value}/{protocol.value}'
+            results[key] = measure_layout(layout, budget, protocol=protocol,
+                                          rates_hz=tuple(args.rates), tuned=args.tuned,
+                                          baud=args.baud, probe=args.probe,
+                                          realtime=not args.no_realtime, niceness=args.nice)
+            print_layout(results[key])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
     print(f'wrote {args.out}')
+    if args.plots is not None:
+        import plots  # matplotlib only when asked for
+        native = {key: r for key, r in results.items() if r['protocol'] == 'native'}
+        for path in (plots.latency_plot(native, args.plots / 'e2e_latency.png'),
+                     plots.rates_plot(results, args.plots / 'e2e_rates.png')):
+            print(f'drew {path}')
 
 
 if __name__ == '__main__':

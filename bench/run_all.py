@@ -4,12 +4,11 @@
 FABRIK (solver_configs.py), chain-length scaling (solver_scaling.py), the arm_4dof solver
 study (ik_bench.py, its own process), arm_4dof against roboticstoolbox-python's ik_LM
 (peer_ik.py, its own process), serial bytes and rates per protocol (serial_bench.py's
-measurements), and end to end, target to serial frame, with the nodes as two processes and
-composed in one (e2e_latency.py), plus a what-if: the composed nodes with the board's line at
-1 Mbaud instead of 115200 baud, and to the servo pin: the Uno firmware in simavr driven through
-ServoLink, target to the first pulse of the new width (pin_latency.py). About 8 minutes on a
-2-core machine; ``--quick`` runs every part with a tiny budget (seconds) to check that the
-suite works.
+measurements), end to end, target to serial frame, at the shipped defaults, with the nodes
+as two processes and composed in one, for each protocol (e2e_latency.py), and to the servo
+pin: the Uno firmware in simavr driven through ServoLink, target to the first pulse of the new
+width (pin_latency.py). About 15 minutes on a 2-core machine; ``--quick`` runs every part with
+a tiny budget (seconds) to check that the suite works.
 
     .venv/bin/python bench/run_all.py [--quick] [--out bench/results.json]
 """
@@ -39,12 +38,15 @@ import serial_figures  # noqa: E402
 import solver_configs  # noqa: E402
 import solver_scaling  # noqa: E402
 
+from fabrik_ros.servo_io import Protocol  # noqa: E402
+
 RESULTS = BENCH / 'results.json'
 PLOTS = BENCH / 'plots'
 IK_BENCH_JSON = BENCH / 'out' / 'ik_bench.json'
 PEER_IK_JSON = BENCH / 'out' / 'peer_ik.json'
-E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'sent', 'coalesced', 'lost',
-            'unmatched_frames', 'drift_ms', 'achieved_rate_hz', 'cpu_percent')
+E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'any_p50_ms', 'any_p99_ms', 'sent',
+            'coalesced', 'lost', 'unmatched_frames', 'drift_ms', 'achieved_rate_hz',
+            'cpu_percent')
 
 
 def machine() -> dict:
@@ -86,21 +88,23 @@ def peer_ik(quick: bool) -> dict:
 
 @dataclass(frozen=True)
 class E2eRun:
-    """One end-to-end configuration: its key in results.json, layout, baud, and role."""
+    """One end-to-end configuration: its key in results.json, layout and protocol."""
 
     key: str
     layout: Layout
+    protocol: Protocol = Protocol.NATIVE
     baud: int = e2e_latency.BAUD
-    what_if: bool = False
     in_quick: bool = True     # --quick skips runs that exercise no code the others do not
 
 
 E2E_RUNS = (
     E2eRun('e2e', Layout.TWO_PROCESS),
     E2eRun('e2e_composed', Layout.COMPOSED),
-    E2eRun('e2e_what_if_composed_1mbaud', Layout.COMPOSED, 1_000_000, what_if=True),
+    E2eRun('e2e_ssc32', Layout.TWO_PROCESS, Protocol.SSC32),
+    E2eRun('e2e_composed_ssc32', Layout.COMPOSED, Protocol.SSC32, in_quick=False),
+    E2eRun('e2e_maestro', Layout.TWO_PROCESS, Protocol.MAESTRO),
+    E2eRun('e2e_composed_maestro', Layout.COMPOSED, Protocol.MAESTRO, in_quick=False),
 )
-WHAT_IF_BUDGET = e2e_latency.Budget(seconds_per_rate=4.0, soak_s=15.0)
 
 
 def runs(quick: bool) -> list[E2eRun]:
@@ -112,12 +116,8 @@ def end_to_end(quick: bool) -> dict:
     """Measure every end-to-end configuration; return their full results by key."""
     results = {}
     for run in runs(quick):
-        budget = WHAT_IF_BUDGET if run.what_if else e2e_latency.Budget()
-        rates = e2e_latency.RATES_HZ
-        if quick:
-            budget = e2e_latency.QUICK
-            rates = (500,) if run.what_if else rates
-        results[run.key] = e2e_latency.measure_layout(run.layout, budget, rates_hz=rates,
+        budget = e2e_latency.QUICK if quick else e2e_latency.Budget()
+        results[run.key] = e2e_latency.measure_layout(run.layout, budget, protocol=run.protocol,
                                                       baud=run.baud)
         e2e_latency.print_layout(results[run.key])
     return results
@@ -194,10 +194,9 @@ def main() -> None:
         **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
         'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
         'e2e_setup': {
-            'config': 'config/arm_4dof.yaml', 'protocol': 'native',
-            'driver_control_rate_hz': e2e['e2e']['control_rate_hz'],
-            'runs': {run.key: {'layout': run.layout.value, 'baud': run.baud,
-                               'what_if': run.what_if,
+            'config': 'config/arm_4dof.yaml', 'settings': e2e['e2e']['settings'],
+            'runs': {run.key: {'layout': run.layout.value, 'protocol': run.protocol.value,
+                               'baud': run.baud,
                                'loadavg_1min': e2e[run.key]['loadavg_1min'],
                                'instrument_realtime': e2e[run.key]['instrument_realtime']}
                      for run in runs(args.quick)}},
@@ -205,8 +204,9 @@ def main() -> None:
     }
     results['machine']['loadavg_after'] = os.getloadavg()
     written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
-                                   if not run.what_if}, args.plots / 'e2e_latency.png'),
-               plots.what_if_plot(e2e, args.plots / 'e2e_what_if.png'),
+                                   if run.protocol is Protocol.NATIVE},
+                                  args.plots / 'e2e_latency.png'),
+               plots.rates_plot(e2e, args.plots / 'e2e_rates.png'),
                *solver_plots(solver, args.plots)]
     results['plots'] = [str(p.resolve().relative_to(ROOT)) if p.resolve().is_relative_to(ROOT)
                         else str(p) for p in written]

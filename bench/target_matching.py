@@ -3,10 +3,13 @@
 Targets sweep along a horizontal arc in front of the arm. The base-yaw angle of a point is its
 azimuth whatever the solver does with the pitch joints, so the yaw servo's pulse identifies the
 target: consecutive targets differ by ``step_us`` on the way out and the way back, and the
-way back is offset by half a step, so a pulse value recurs only once per sweep period (400
-targets by default: 0.4 s at 1000 Hz, far longer than any latency measured).
+way back is offset by half a step, so a pulse value recurs only once per sweep period (560
+targets by default: 1.1 s at 500 Hz, far longer than any latency measured). Every
+``hold_every``-th target repeats the one before it, so that the tool moves no faster than the
+driver's speed limit lets it follow: at the shipped 1.5 rad/s, 2 µs steps with every fourth
+target held are 1.18 rad/s at 500 Hz. A held target carries no new pulse and is not matched.
 
-A frame is matched to the newest target that was published before the frame's first byte
+A frame is matched to the newest moving target that was published before the frame's first byte
 arrived, has the frame's yaw pulse, and is newer than the previous frame's target. Frames that
 match nothing (the move home, slew steps, position polls) are counted, not used; targets
 passed over between two matched ones were coalesced (superseded before a frame carried them).
@@ -30,15 +33,23 @@ class YawSweep:
     :param arm: the arm; its first yaw joint carries the code
     :param radius_m: horizontal distance of the arc from the base axis [m]
     :param height_m: height of the arc [m]
-    :param step_us: yaw pulse change between consecutive targets (even) [µs]
-    :param per_ramp: targets on the way out (and as many on the way back)
+    :param step_us: yaw pulse change between consecutive moving targets (even) [µs]
+    :param per_ramp: moving targets on the way out (and as many on the way back)
+    :param hold_every: every this many targets, one repeats the previous (0 = never)
     """
 
     arm: Arm
     radius_m: float = 0.17
     height_m: float = 0.10
-    step_us: int = 6
-    per_ramp: int = 200
+    step_us: int = 2
+    per_ramp: int = 210
+    hold_every: int = 4
+
+    def __post_init__(self) -> None:
+        """Refuse a hold pattern that does not fit a whole number of times into a period."""
+        if self.hold_every and (2 * self.per_ramp) % (self.hold_every - 1):
+            raise ValueError(f'hold_every = {self.hold_every}: 2 * per_ramp = '
+                             f'{2 * self.per_ramp} must be a multiple of hold_every - 1')
 
     @property
     def joint(self) -> int:
@@ -54,13 +65,19 @@ class YawSweep:
     @property
     def period(self) -> int:
         """Return the number of targets after which the pulses repeat."""
-        return 2 * self.per_ramp
+        moves = 2 * self.per_ramp
+        return moves * self.hold_every // (self.hold_every - 1) if self.hold_every else moves
+
+    def is_hold(self, index: int) -> bool:
+        """Return True if target ``index`` repeats the one before it."""
+        return bool(self.hold_every) and index % self.hold_every == self.hold_every - 1
 
     def pulse(self, index: int) -> int:
         """Return the yaw pulse of target ``index`` [µs]."""
         home = float(self.arm.servo_map.to_pulses(self.arm.home).pulses_us[self.joint])
         low = round(home) - self.step_us * (self.per_ramp // 2)
-        phase = index % self.period
+        moved = index - (index + 1) // self.hold_every if self.hold_every else index
+        phase = moved % (2 * self.per_ramp)
         if phase < self.per_ramp:
             return low + self.step_us * phase
         top = low + self.step_us * (self.per_ramp - 1) + self.step_us // 2
@@ -114,7 +131,8 @@ def match_frames(frames: Sequence[tuple[float, int]], stamps: Sequence[float],
     """
     by_pulse: dict[int, list[int]] = defaultdict(list)
     for offset in range(len(stamps)):
-        by_pulse[sweep.pulse(first_index + offset)].append(offset)
+        if not sweep.is_hold(first_index + offset):
+            by_pulse[sweep.pulse(first_index + offset)].append(offset)
     latency: dict[int, float] = {}
     last = -1
     unmatched = 0
@@ -134,3 +152,29 @@ def _newest_before(offsets: list[int], stamps: Sequence[float], at_s: float) -> 
     times = [stamps[offset] for offset in offsets]
     position = bisect_right(times, at_s)
     return offsets[position - 1] if position else None
+
+
+def staleness(match: Match, stamps: Sequence[float], first_index: int, sweep: YawSweep,
+              measured_from: int) -> list[float]:
+    """Return, per moving target from ``measured_from`` on, how long until the board had it.
+
+    "Had it" means the first frame carrying that target or a newer one: a target replaced
+    before any frame carried it waits for the frame that carries its successor. Targets after
+    the last carried one are left out (the run ended before a frame could carry them).
+
+    :param stamps: publish time of targets ``first_index``, ``first_index + 1``, ... [s]
+    :return: one delay per target [s], in publish order
+    """
+    arrivals = {index: latency + stamps[index - first_index]
+                for index, latency in match.latency_s.items()}
+    carried = sorted(arrivals)
+    delays = []
+    position = 0
+    for index in range(measured_from, first_index + len(stamps)):
+        while position < len(carried) and carried[position] < index:
+            position += 1
+        if position == len(carried):
+            break
+        if not sweep.is_hold(index):
+            delays.append(arrivals[carried[position]] - stamps[index - first_index])
+    return delays

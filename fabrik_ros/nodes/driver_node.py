@@ -151,8 +151,9 @@ class ServoDriverNode(Node):
                 '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
         declare(self, 'max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
                 f'per joint in joint_names order ({n}) [rad/s]', read_only=False)
-        declare(self, 'control_rate_hz', 50.0, 'How often speed-limited steps are sent [Hz]',
-                floats=(1.0, 500.0))
+        declare(self, 'control_rate_hz', 50.0, 'How often a move the speed limits spread out '
+                'is continued [Hz]; commands are sent on arrival, as fast as the line takes '
+                'them', floats=(1.0, 500.0))
         declare(self, 'state_rate_hz', 20.0, 'How often joint_states is published [Hz]',
                 floats=(1.0, 500.0))
         declare(self, 'poll_rate_hz', 10.0, 'How often the board is asked for its positions '
@@ -203,8 +204,8 @@ class ServoDriverNode(Node):
 
     def _open_link(self) -> ServoLink:
         protocol = Protocol(self._parameter('protocol'))
+        # No rate cap but the line's: the link sends a command as soon as the line is free.
         options = LinkOptions(baud=self._parameter('baud'),
-                              max_rate_hz=self._parameter('control_rate_hz'),
                               poll_hz=self._parameter('poll_rate_hz'))
         link = ServoLink(self._parameter('port'), protocol=protocol,
                          channels=self._layout.channels, options=options,

@@ -18,7 +18,7 @@ _SOURCES = {
     'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
     'LinkTimeout': 'errors',
     'ServoLink': 'link',
-    'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_options',
+    'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_stats',
     'BoardInfo': 'protocols.native', 'Command': 'protocols.native', 'Frame': 'protocols.native',
     'FrameDecoder': 'protocols.native', 'NackError': 'protocols.native',
     'Reply': 'protocols.native', 'WatchdogAction': 'protocols.native',

@@ -1,34 +1,32 @@
-"""Serial transport to a servo board: handshake, pacing, retries, reconnection, coalescing.
+"""Serial transport to a servo board: port, I/O thread, handshake, reconnection.
 
 :class:`ServoLink` owns the port and one background I/O thread. Callers only describe the state
 they want (targets, limits, enable bits, watchdog) and the thread brings the board there,
 again after every reconnect or board reset. Pulse commands are latest-wins: a command that
 arrives before the previous one was sent replaces it, so a fast producer never builds a queue.
 
-Every public method may be called from any thread; the commands never block. What the thread
-does, in order of priority: send limits, watchdog, targets (at most ``max_rate_hz``), enable
-bits (once the targets are out), then read positions back (``poll_hz``, and at least every
-third of the watchdog timeout). On a lost port it reopens the same path with a doubling
-back-off, cut short when a vanished path reappears (a replugged board is found within
-``path_check_s``), repeats the handshake (the board's READY or an answered PING/VER/Get
+Every public method may be called from any thread; the commands never block. What goes out
+when is decided by the pure :class:`~fabrik_ros.servo_io.scheduler.Scheduler` (its docstring
+has the rules: a pulse command as soon as the line is free, several awaiting their ACKs on the
+native protocol, retries, position reads). On a lost port the thread reopens the same path
+with a doubling back-off, cut short when a vanished path reappears (a replugged board is found
+within ``path_check_s``), repeats the handshake (the board's READY or an answered PING/VER/Get
 Errors), and sends everything again, the enable bits included.
 """
 
 from collections.abc import Callable, Sequence
 import os
-import statistics
 import threading
 import time
 from typing import Optional, Union
 
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, LinkStats
-from fabrik_ros.servo_io.link_slots import Counters, Job, Slot
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState
+from fabrik_ros.servo_io.link_stats import Counters, LinkStats
 from fabrik_ros.servo_io.protocols import native
 from fabrik_ros.servo_io.protocols.dialect import (
     Answer,
-    AnswerKind,
     Capabilities,
     Dialect,
     Positions,
@@ -36,14 +34,10 @@ from fabrik_ros.servo_io.protocols.dialect import (
     Transaction,
 )
 from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
-from fabrik_ros.servo_io.protocols.native import (
-    BoardInfo,
-    DEFAULT_LIMITS_US,
-    NackError,
-    WatchdogAction,
-)
+from fabrik_ros.servo_io.protocols.native import BoardInfo, WatchdogAction
 from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
 from fabrik_ros.servo_io.protocols.ssc32_dialect import Ssc32Dialect
+from fabrik_ros.servo_io.scheduler import Scheduler
 from fabrik_ros.servo_io.serial_port import (
     is_url,
     open_serial,
@@ -54,8 +48,9 @@ from fabrik_ros.servo_io.serial_port import (
 
 DEFAULT_OPTIONS = LinkOptions()
 _MOVE_MAX_S = 65.535
-_DIALECTS = {Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
-             Protocol.MAESTRO: MaestroDialect}
+_DIALECTS: dict[Protocol, Callable[[int], Dialect]] = {
+    Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
+    Protocol.MAESTRO: MaestroDialect}
 
 
 class ServoLink:
@@ -93,22 +88,19 @@ class ServoLink:
         self._on_state = on_state
         self._cv = threading.Condition()
         self._closing = threading.Event()
+        # Set by a new command (and by close): ends the I/O thread's short waits early.
+        self._nudged = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._port: Optional[SerialPort] = None
         self._state = LinkState.DISCONNECTED
         self._board: Optional[BoardInfo] = None
         self._last_error: Optional[BaseException] = None
-        self._positions: Optional[Positions] = None
         self._count = Counters()
-        self._pulses = Slot(((0,) * channels, 0))
-        self._limits = Slot((DEFAULT_LIMITS_US,) * channels)
-        self._enable = Slot(0)
-        self._watchdog = Slot((0, WatchdogAction.HOLD))
-        self._board_mask = 0
-        self._failures = 0
-        self._next_pulse_at = 0.0
-        self._next_poll_at = 0.0
-        self._last_write_at = 0.0
+        self._scheduler = Scheduler(self._dialect, channels, options, self._count)
+        self._pulses = self._scheduler.pulses
+        self._limits = self._scheduler.limits
+        self._enable = self._scheduler.enable
+        self._watchdog = self._scheduler.watchdog
         self._next_path_check = 0.0
         self._ever_ready = False
 
@@ -281,19 +273,12 @@ class ServoLink:
     def positions(self) -> Optional[Positions]:
         """Return the latest pulses the board reported, or None before the first report."""
         with self._cv:
-            return self._positions
+            return self._scheduler.positions
 
     def stats(self) -> LinkStats:
         """Return a snapshot of the counters."""
         with self._cv:
-            count = self._count
-            rtts = sorted(count.rtts)
-            return LinkStats(
-                count.frames_sent, count.bytes_sent, count.commands, count.coalesced,
-                count.acks, count.nacks, count.retries, count.timeouts, count.reconnects,
-                count.board_resets, count.rtts[-1] if rtts else None,
-                statistics.median(rtts) if rtts else None,
-                rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))] if rtts else None)
+            return self._count.snapshot()
 
     def wait_ready(self, timeout_s: float) -> BoardInfo:
         """Block until the link is READY and return the board's info.
@@ -322,13 +307,13 @@ class ServoLink:
         :raises LinkLost: if the link is closed.
         """
         deadline = Deadline(timeout_s, clock=self._clock)
-        slots = (self._limits, self._watchdog, self._pulses, self._enable)
+        slots = self._scheduler.slots
         with self._cv:
             while True:
                 self._raise_if_closed()
                 for slot in slots:
                     if slot.refused == slot.version and slot.error is not None:
-                        raise slot.error
+                        raise BoardRefused(f'{self.path}: {slot.error}')
                 if not any(slot.dirty() for slot in slots):
                     return
                 if deadline.expired():
@@ -375,6 +360,7 @@ class ServoLink:
             self._on_state(state)
 
     def _wake(self) -> None:
+        self._nudged.set()
         port = self._port
         if port is not None:
             port.wake()
@@ -431,21 +417,11 @@ class ServoLink:
             if self._ever_ready:
                 self._count.reconnects += 1
             self._ever_ready = True
-            self._failures = 0
         self._set_state(LinkState.READY)
 
     def _forget_board(self) -> None:
-        """Mark every setting as missing on the board so the thread sends it again.
-
-        Which channels pulse is unknown after a reconnect (a board that was not reset keeps
-        them), so enable bits once set are sent again, as if every other channel pulsed.
-        Before the first :meth:`enable` the link leaves them alone: a new host (a restarted
-        driver) must not detach servos that hold the arm up.
-        """
-        for slot in (self._limits, self._watchdog, self._pulses, self._enable):
-            slot.forget_board()
-        everything = (1 << self.channels) - 1
-        self._board_mask = ~self._enable.value & everything if self._enable.version else 0
+        """Make the scheduler send every setting again (see Scheduler.forget_board)."""
+        self._scheduler.forget_board(self._clock())
         self._dialect.reset()
 
     def _handshake(self) -> BoardInfo:
@@ -472,20 +448,39 @@ class ServoLink:
             raise LinkError(f'{self.path}: board {board.firmware!r} has {board.channels} '
                             f'channels, link configured for {self.channels}')
 
+    def _await(self, transaction: Transaction, deadline: Deadline) -> Optional[Answer]:
+        while True:
+            answer = self._dialect.take_answer(transaction)
+            if answer is not None or deadline.expired() or self._closing.is_set():
+                return answer
+            self._receive(deadline.time_left(), self._closing)
+
     def _serve(self) -> None:
+        """Write what the scheduler says, when it says, and give it what comes back."""
+        scheduler = self._scheduler
         while not self._closing.is_set():
             self._check_path()
-            job = self._next_job()
-            if job is None:
-                self._receive(self._idle_s())
-            else:
-                self._run_job(job)
-            board = self._dialect.take_board_reset()
-            if board is not None:
-                with self._cv:
+            with self._cv:
+                self._nudged.clear()      # a command from now on ends the wait below
+                now = self._clock()
+                try:
+                    scheduler.expire(now)
+                except LinkLost as error:
+                    raise LinkLost(f'{self.path}: {error}') from None
+                data = scheduler.next_write(now)
+                wait_s = 0.0 if data is not None else scheduler.wake_at(now) - now
+                self._cv.notify_all()
+            if data is not None:
+                self._port_or_lost().write(data)
+            self._receive(min(READ_SLICE_S, max(0.0, wait_s)))
+            with self._cv:
+                scheduler.received(self._clock())
+                board = self._dialect.take_board_reset()
+                if board is not None:
                     self._count.board_resets += 1
                     self._board = board
                     self._forget_board()
+                self._cv.notify_all()
 
     def _check_path(self) -> None:
         now = self._clock()
@@ -495,151 +490,26 @@ class ServoLink:
         if not os.path.exists(self.path):
             raise LinkLost(f'{self.path}: device path vanished (unplugged?)')
 
-    def _next_job(self) -> Optional[Job]:
-        now = self._clock()
-        with self._cv:
-            if self._limits.dirty():
-                return self._slot_job('limits', self._limits,
-                                      self._dialect.limits(self._limits.value))
-            if self._watchdog.dirty():
-                return self._slot_job('watchdog', self._watchdog,
-                                      self._dialect.watchdog(*self._watchdog.value))
-            if self._pulses.dirty() and now >= self._next_pulse_at:
-                self._next_pulse_at = now + 1.0 / self.options.max_rate_hz
-                pulses, move_ms = self._pulses.value
-                pulsing = self._board_mask & self._enable.value   # never start a channel here
-                return self._slot_job('pulses', self._pulses, self._dialect.pulses(
-                    pulses, move_ms, pulsing))
-            if self._enable.dirty() and not self._pulses.dirty():
-                mask = self._enable.value
-                return self._slot_job('enable', self._enable, self._dialect.enable(
-                    mask, self._board_mask, self._pulses.value[0]), board_mask=mask)
-            if self._poll_due(now):
-                return Job('positions', self._dialect.poll(), self._store_positions)
-        return None
+    def _receive(self, max_wait_s: float, idle: Optional[threading.Event] = None) -> None:
+        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it.
 
-    def _idle_s(self) -> float:
-        """Return how long the thread may wait for input before a job falls due."""
-        with self._cv:
-            due = [self._next_poll_at] if self.options.poll_hz else []
-            if self._pulses.dirty():
-                due.append(self._next_pulse_at)
-        return min([READ_SLICE_S] + [max(0.0, at - self._clock()) for at in due])
-
-    def _poll_due(self, now: float) -> bool:
-        timeout_ms = self._watchdog.value[0]
-        keepalive = timeout_ms and now - self._last_write_at >= timeout_ms / 3000.0
-        poll = self.options.poll_hz and now >= self._next_poll_at
-        if poll or keepalive:
-            self._next_poll_at = now + (1.0 / self.options.poll_hz if self.options.poll_hz
-                                        else 0.0)
-            return True
-        return False
-
-    def _slot_job(self, name: str, slot: Slot, transactions: list[Transaction],
-                  board_mask: Optional[int] = None) -> Job:
-        version = slot.version
-        slot.taken = version
-
-        def done(answers: list[Answer]) -> None:
-            slot.applied = max(slot.applied, version)
-            if board_mask is not None:
-                self._board_mask = board_mask
-
-        return Job(name, transactions, done, slot, version)
-
-    def _store_positions(self, answers: list[Answer]) -> None:
-        positions = self._dialect.positions(answers, self._clock())
-        if positions is not None:
-            self._positions = positions
-
-    def _run_job(self, job: Job) -> None:
-        answers = []
-        for transaction in job.transactions:
-            answer = self._exchange(transaction)
-            if answer is None:
-                self._unanswered(job)
-                return
-            if answer.nack is not None:
-                self._refused(job, answer.nack)
-                return
-            answers.append(answer)
-        with self._cv:
-            self._failures = 0
-            job.done(answers)
-            self._cv.notify_all()
-
-    def _unanswered(self, job: Job) -> None:
-        with self._cv:
-            if job.slot is not None and job.slot.taken == job.version:
-                job.slot.taken = -1      # send it again on the next round
-            self._failures += 1
-            failures = self._failures
-        if failures >= self.options.lost_after:
-            raise LinkLost(f'{self.path}: board silent, {failures} requests in a row '
-                           f'unanswered (last: {job.name})')
-
-    def _refused(self, job: Job, nack: NackError) -> None:
-        with self._cv:
-            self._failures = 0
-            if job.slot is not None:
-                job.slot.refused = job.version
-                job.slot.error = BoardRefused(f'{self.path}: board refused {job.name}: '
-                                              f'NACK {nack.name}')
-            self._cv.notify_all()
-
-    def _exchange(self, transaction: Transaction) -> Optional[Answer]:
-        """Write a request and wait for its answer, re-sending up to ``max_retries`` times."""
-        for attempt in range(1 + self.options.max_retries):
-            if attempt:
-                with self._cv:
-                    self._count.retries += 1
-            self._write(transaction.data)
-            if transaction.answer is AnswerKind.NONE:
-                self._pace(len(transaction.data))
-                return Answer(b'')
-            sent_at = self._clock()
-            answer = self._await(transaction, Deadline(self.options.reply_timeout_s,
-                                                       clock=self._clock))
-            with self._cv:
-                if answer is None:
-                    self._count.timeouts += 1
-                elif answer.nack is not None:
-                    self._count.nacks += 1
-                else:
-                    self._count.acks += 1
-                    self._count.rtts.append(self._clock() - sent_at)
-            if answer is None:
-                self._dialect.discard_input()
-            elif answer.nack is not NackError.BAD_CRC:
-                return answer
-        return None
-
-    def _pace(self, size: int) -> None:
-        """Wait the line time of ``size`` bytes so unacknowledged writes never pile up."""
-        line = Deadline(size * 10.0 / self.options.baud, clock=self._clock)
-        while not line.expired() and not self._closing.is_set():
-            self._receive(line.time_left())
-
-    def _await(self, transaction: Transaction, deadline: Deadline) -> Optional[Answer]:
-        while True:
-            answer = self._dialect.take_answer(transaction)
-            if answer is not None or deadline.expired() or self._closing.is_set():
-                return answer
-            self._receive(deadline.time_left())
-
-    def _receive(self, max_wait_s: float = READ_SLICE_S) -> None:
-        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it."""
-        data = self._port.read(max_wait_s, self._closing)
+        :param idle: ends a short wait early when set; by default a new command does
+        """
+        data = self._port_or_lost().read(max_wait_s, idle or self._nudged)
         if data:
             self._dialect.feed(data)
 
     def _write(self, data: bytes) -> None:
-        self._port.write(data)
+        """Write a handshake request (the scheduler writes everything else)."""
+        self._port_or_lost().write(data)
         with self._cv:
-            self._count.frames_sent += 1
-            self._count.bytes_sent += len(data)
-        self._last_write_at = self._clock()
+            self._scheduler.note_write(data, self._clock())
+
+    def _port_or_lost(self) -> SerialPort:
+        port = self._port
+        if port is None:
+            raise LinkLost(f'{self.path}: port closed')
+        return port
 
     def _drop_port(self) -> None:
         port, self._port = self._port, None

@@ -1,9 +1,8 @@
-"""Settings, state and statistics of a :class:`~fabrik_ros.servo_io.link.ServoLink`."""
+"""Settings and state of a :class:`~fabrik_ros.servo_io.link.ServoLink`."""
 
 from dataclasses import dataclass, fields
 import enum
 import math
-from typing import Optional
 
 
 class LinkState(enum.Enum):
@@ -19,8 +18,12 @@ class LinkState(enum.Enum):
 class LinkOptions:
     """Tuning of the link; every duration in seconds, every rate in hertz.
 
-    :param baud: line speed; also paces protocols without acknowledgements [bit/s].
-    :param max_rate_hz: most pulse commands per second; newer commands replace unsent ones.
+    :param baud: line speed: nothing is written while earlier bytes still occupy the line
+        (``10 / baud`` seconds per byte), so a newer command replaces an unsent one [bit/s].
+    :param max_rate_hz: most pulse commands per second, for a board that cannot take them as
+        fast as its line carries them; 0 = no cap but the line's.
+    :param max_in_flight: pulse commands that may await their acknowledgements at once
+        (native protocol; the others acknowledge nothing).
     :param poll_hz: position read-backs per second, 0 = never.
     :param reply_timeout_s: how long to wait for one answer before re-sending.
     :param write_timeout_s: how long one write may block before the link gives up on the port.
@@ -35,7 +38,8 @@ class LinkOptions:
     """
 
     baud: int = 115200
-    max_rate_hz: float = 50.0
+    max_rate_hz: float = 0.0
+    max_in_flight: int = 4
     poll_hz: float = 10.0
     reply_timeout_s: float = 0.1
     write_timeout_s: float = 0.5
@@ -65,7 +69,7 @@ class LinkOptions:
 
 
 # Fields for which 0 means something (never poll; never re-send).
-_ZERO_ALLOWED = ('poll_hz', 'max_retries')
+_ZERO_ALLOWED = ('poll_hz', 'max_retries', 'max_rate_hz')
 
 
 def _rule(value: object, *, integer: bool, allow_zero: bool) -> str:
@@ -85,22 +89,3 @@ def _rule(value: object, *, integer: bool, allow_zero: bool) -> str:
     if not math.isfinite(value):
         return f'must be finite and {bound}'
     return ''
-
-
-@dataclass(frozen=True)
-class LinkStats:
-    """Counters since the link started; round-trip times over the last 1000 answers [s]."""
-
-    frames_sent: int
-    bytes_sent: int
-    commands: int          # set_pulses() calls
-    coalesced: int         # pulse commands replaced before they were sent
-    acks: int              # answers received (ACK or DATA, or any complete raw answer)
-    nacks: int
-    retries: int
-    timeouts: int          # answers that did not arrive in time
-    reconnects: int
-    board_resets: int      # READY frames received while connected (the board rebooted)
-    rtt_last_s: Optional[float]
-    rtt_median_s: Optional[float]
-    rtt_p99_s: Optional[float]

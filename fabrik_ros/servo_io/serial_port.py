@@ -54,14 +54,15 @@ class SerialPort:
     def read(self, max_wait_s: float, idle: threading.Event) -> bytes:
         """Return what has arrived, waiting up to ``max_wait_s`` (at most one read slice).
 
-        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read.
+        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read, so
+        setting ``idle`` ends them early (as :meth:`wake` ends a read).
 
         :raises LinkLost: if the device reports an error (unplugged, EIO).
         """
         try:
             waiting = self._port.in_waiting
             if waiting or max_wait_s >= READ_SLICE_S:
-                return self._port.read(max(1, waiting))
+                return bytes(self._port.read(max(1, waiting)))
         except serial.SerialException as error:
             raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
         except OSError as error:

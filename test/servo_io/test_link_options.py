@@ -6,7 +6,7 @@ import pytest
 
 from fabrik_ros.servo_io import LinkOptions
 
-INT_FIELDS = ('baud', 'max_retries', 'lost_after')
+INT_FIELDS = ('baud', 'max_retries', 'lost_after', 'max_in_flight')
 FLOAT_FIELDS = ('max_rate_hz', 'poll_hz', 'reply_timeout_s', 'write_timeout_s',
                 'handshake_timeout_s', 'handshake_interval_s', 'backoff_min_s', 'backoff_max_s',
                 'path_check_s')
@@ -22,7 +22,9 @@ FLOAT_FIELDS = ('max_rate_hz', 'poll_hz', 'reply_timeout_s', 'write_timeout_s',
     ('poll_hz', True, 'LinkOptions.poll_hz = True, must be a number (not a bool)'),
     ('reply_timeout_s', '0.1', "LinkOptions.reply_timeout_s = '0.1', must be a number"),
     ('reply_timeout_s', None, 'LinkOptions.reply_timeout_s = None, must be a number'),
-    ('max_rate_hz', math.nan, 'LinkOptions.max_rate_hz = nan, must be finite and > 0'),
+    ('max_rate_hz', math.nan, 'LinkOptions.max_rate_hz = nan, must be finite and >= 0'),
+    ('max_rate_hz', -1.0, 'LinkOptions.max_rate_hz = -1.0, must be finite and >= 0'),
+    ('max_in_flight', 0, 'LinkOptions.max_in_flight = 0, must be > 0'),
 ])
 def test_a_field_of_the_wrong_type_or_range_is_refused_by_name(field, value, rule):
     # Issue 12.5: max_retries=1.5 and lost_after=True used to raise TypeError in the I/O thread.

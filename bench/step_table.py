@@ -1,0 +1,67 @@
+"""Print the README's end-to-end tables (markdown) from e2e_latency.py result files.
+
+Per-step effect: each step is one e2e_latency.py run at 500 Hz (``--rates 500``), every
+layout and protocol; a row shows, per layout, the median over the three protocols of each
+figure, and the spread (lowest–highest) of the p99. Figures of a busy machine wander, hence
+the median and spread. ``--runs``: one row per layout, protocol and rate of a full run.
+
+    .venv/bin/python bench/step_table.py 'label=bench/out/step_a.json' ...
+    .venv/bin/python bench/step_table.py --runs bench/out/e2e_latency.json
+"""
+
+import json
+from pathlib import Path
+import statistics
+import sys
+
+
+def row(label: str, results: dict, layout: str) -> str:
+    """Return one markdown row: ``layout`` runs of one step at 500 Hz."""
+    runs = [r for r in results.values() if r['layout'] == layout]
+    figures = [r['rates']['500'] for r in runs]
+
+    def median(key: str) -> float:
+        return statistics.median(f[key] for f in figures)
+
+    p99s = sorted(f['p99_ms'] for f in figures)
+    sent = statistics.median(f['sent'] / max(1, f['sent'] + f['coalesced']) for f in figures)
+    loads = [x for r in runs for x in r['loadavg_1min']]
+    return (f'| {label} | {layout} | {median("p50_ms"):.2f} | {median("p99_ms"):.1f} '
+            f'({p99s[0]:.1f}–{p99s[-1]:.1f}) | {median("any_p50_ms"):.2f} | '
+            f'{median("any_p99_ms"):.1f} | {sent:.0%} | {min(loads):.1f}–{max(loads):.1f} |')
+
+
+def runs_table(results: dict) -> list[str]:
+    """Return one row per run and rate, the 60 s soak last in each run."""
+    lines = ['| layout, protocol | rate | p50 ms | p99 ms | max ms | any p99 ms | sent | '
+             'coalesced | drift ms | CPU % |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|']
+    for result in results.values():
+        rows = [(str(rate), f) for rate, f in result['rates'].items()]
+        rows.append((f'{result["soak"]["rate_hz"]:.0f} ({result["soak"]["seconds"]:.0f} s)',
+                     result['soak']))
+        for rate, f in rows:
+            cpu = ', '.join(f'{n.split()[0]} {v:.0f}' for n, v in f['cpu_percent'].items())
+            lines.append(f'| {result["layout"]}, {result["protocol"]} | {rate} | '
+                         f'{f["p50_ms"]:.2f} | {f["p99_ms"]:.2f} | {f["max_ms"]:.1f} | '
+                         f'{f["any_p99_ms"]:.2f} | {f["sent"]} | {f["coalesced"]} | '
+                         f'{f["drift_ms"]:+.2f} | {cpu} |')
+    return lines
+
+
+def main() -> None:
+    """Print the table of the steps named on the command line, in order (or ``--runs``)."""
+    if sys.argv[1:2] == ['--runs']:
+        print('\n'.join(runs_table(json.loads(Path(sys.argv[2]).read_text(encoding='utf-8')))))
+        return
+    print('| step | layout | p50 ms | p99 ms (spread) | any p50 ms | any p99 ms | carried | '
+          'load |')
+    print('|---|---|---:|---:|---:|---:|---:|---|')
+    for argument in sys.argv[1:]:
+        label, path = argument.split('=', 1)
+        results = json.loads(Path(path).read_text(encoding='utf-8'))
+        for layout in ('two_process', 'composed'):
+            print(row(label, results, layout))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,341 @@
+"""The link's scheduler on a fake clock: what goes out when, without ports, threads or sleeps.
+
+The scheduler talks through a real dialect to a simulated firmware (the same pure code the
+simulated boards run) across a modelled 115200-baud line, so every request and answer is a
+real byte string; only time is fake.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import pytest
+
+from fabrik_ros.boardsim.board_firmware import SimFirmware
+from fabrik_ros.boardsim.maestro_board import MaestroFirmware
+from fabrik_ros.boardsim.native_board import NativeFirmware
+from fabrik_ros.boardsim.servo_model import ServoModel
+from fabrik_ros.boardsim.ssc32_board import Ssc32Firmware
+from fabrik_ros.servo_io import LinkLost, LinkOptions, Protocol
+from fabrik_ros.servo_io.link_stats import Counters
+from fabrik_ros.servo_io.protocols import native
+from fabrik_ros.servo_io.protocols.dialect import Dialect
+from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
+from fabrik_ros.servo_io.protocols.native import Command, Frame, NackError
+from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
+from fabrik_ros.servo_io.protocols.ssc32_dialect import Ssc32Dialect
+from fabrik_ros.servo_io.scheduler import Scheduler
+
+BAUD = 115200
+BYTE_S = 10.0 / BAUD
+CHANNELS = 4
+OPTIONS = LinkOptions(poll_hz=0.0, reply_timeout_s=0.05, max_in_flight=4)
+DIALECTS: dict[Protocol, Callable[[int], Dialect]] = {
+    Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
+    Protocol.MAESTRO: MaestroDialect}
+FIRMWARE: dict[Protocol, Callable[[ServoModel, str], SimFirmware]] = {
+    Protocol.NATIVE: NativeFirmware, Protocol.SSC32: Ssc32Firmware,
+    Protocol.MAESTRO: MaestroFirmware}
+
+
+@dataclass
+class Wire:
+    """A scheduler, its dialect and a simulated firmware joined by a modelled line.
+
+    ``answering`` False makes the board's answers vanish (it still acts on what it receives);
+    ``reply`` may replace the firmware's answer to a request (to inject a NACK or lose it).
+    """
+
+    protocol: Protocol = Protocol.NATIVE
+    options: LinkOptions = OPTIONS
+    now: float = 0.0
+    answering: bool = True
+    reply: Callable[[bytes, bytes], bytes] = lambda request, answer: answer
+    writes: list[tuple[float, bytes]] = field(default_factory=list)
+    replies: list[tuple[float, bytes]] = field(default_factory=list)   # on their way back
+
+    def __post_init__(self) -> None:
+        self.dialect = DIALECTS[self.protocol](CHANNELS)
+        self.count = Counters()
+        self.scheduler = Scheduler(self.dialect, CHANNELS, self.options, self.count)
+        self.firmware = FIRMWARE[self.protocol](ServoModel(CHANNELS), 'sim')
+        self.firmware.boot(0.0)
+        self.scheduler.forget_board(0.0)
+
+    def set_pulses(self, pulses: tuple[int, ...], move_ms: int = 0) -> None:
+        self.scheduler.pulses.set((pulses, move_ms))
+
+    def enable(self, mask: int) -> None:
+        self.scheduler.enable.set(mask)
+
+    def step(self) -> None:
+        """Do everything due at ``now``: replies in, late requests out, what may be written."""
+        arrived = [data for at, data in self.replies if at <= self.now]
+        self.replies = [(at, data) for at, data in self.replies if at > self.now]
+        for data in arrived:
+            self.dialect.feed(data)
+        self.firmware.tick(self.now)
+        self.scheduler.received(self.now)
+        self.scheduler.expire(self.now)
+        while (data := self.scheduler.next_write(self.now)) is not None:
+            self._send(data)
+
+    def _send(self, data: bytes) -> None:
+        arrives = self.now + len(data) * BYTE_S      # (the line rule is checked, not assumed)
+        self.writes.append((arrives, data))
+        answer = self.reply(data, self.firmware.receive(data, arrives))
+        if answer and self.answering:
+            self.replies.append((arrives + len(answer) * BYTE_S, answer))
+
+    def run_until(self, end_s: float) -> None:
+        """Advance the clock event by event to ``end_s``, stepping at each event."""
+        self.step()
+        while self.now < end_s:
+            due = [self.scheduler.wake_at(self.now)] + [at for at, _ in self.replies]
+            later = min(end_s, max(self.now, min(due)))
+            # everything due at ``now`` has been done: asking for no wait would spin
+            assert later > self.now, f'wake_at({self.now}) = {min(due)}: nothing to wait for'
+            self.now = later
+            self.step()
+
+    def frames(self) -> list[Frame]:
+        """Return the native frames written so far."""
+        decoder = native.FrameDecoder()
+        return [f for _, data in self.writes for f in decoder.feed(data)
+                if isinstance(f, Frame)]
+
+    def pulse_frames(self) -> list[tuple[int, ...]]:
+        return [tuple(int.from_bytes(f.payload[2 + 2 * c:4 + 2 * c], 'little')
+                      for c in range(CHANNELS))
+                for f in self.frames() if f.cmd == Command.SET_PULSES]
+
+
+def _frame_s(pulses: int = CHANNELS) -> float:
+    return len(native.encode_set_pulses(0, [1500] * pulses, 0)) * BYTE_S
+
+
+def test_a_pulse_command_goes_out_the_moment_the_line_is_free_not_on_a_tick():
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.step()
+    assert wire.pulse_frames() == [(1500,) * 4]
+    wire.now = 0.0001
+    wire.set_pulses((1510,) * 4)
+    wire.step()
+    assert len(wire.pulse_frames()) == 1, 'the line still carries the first frame'
+    assert wire.scheduler.wake_at(wire.now) == pytest.approx(_frame_s())
+    wire.now = _frame_s()
+    wire.step()
+    assert wire.pulse_frames()[-1] == (1510,) * 4, 'sent before the first ACK came back'
+
+
+def test_commands_set_while_the_line_is_busy_collapse_into_the_latest():
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.step()
+    for pulse in (1501, 1502, 1503):
+        wire.now += 0.0001
+        wire.set_pulses((pulse,) * 4)
+        wire.step()
+    wire.run_until(0.05)
+    assert wire.pulse_frames() == [(1500,) * 4, (1503,) * 4]
+    assert not wire.scheduler.pulses.dirty()
+
+
+def test_at_most_max_in_flight_pulse_commands_await_their_acks():
+    wire = Wire(options=LinkOptions(poll_hz=0.0, max_in_flight=2, reply_timeout_s=1.0))
+    wire.answering = False
+    for pulse in range(1500, 1505):
+        wire.set_pulses((pulse,) * 4)
+        wire.run_until(wire.now + 0.005)
+    assert wire.pulse_frames() == [(1500,) * 4, (1501,) * 4]
+    assert wire.scheduler.in_flight() == 2
+
+
+def test_with_one_in_flight_each_command_waits_for_the_previous_ack():
+    wire = Wire(options=LinkOptions(poll_hz=0.0, max_in_flight=1))
+    wire.set_pulses((1500,) * 4)
+    wire.step()
+    wire.now = _frame_s()
+    wire.set_pulses((1510,) * 4)
+    wire.step()
+    assert len(wire.pulse_frames()) == 1
+    wire.run_until(0.01)
+    assert wire.pulse_frames() == [(1500,) * 4, (1510,) * 4]
+    assert wire.count.acks == 2 and wire.count.rtts[-1] > _frame_s()
+
+
+def test_the_board_ends_at_the_latest_command_and_every_ack_is_counted():
+    wire = Wire()
+    for step in range(50):
+        wire.set_pulses((1500 + step,) * 4)
+        wire.run_until(wire.now + 0.002)
+    wire.run_until(wire.now + 0.05)
+    assert wire.firmware.model.target(0) == 1549
+    assert not wire.scheduler.pulses.dirty()
+    assert wire.count.acks == len(wire.frames()) and wire.count.timeouts == 0
+
+
+def test_an_unanswered_command_is_resent_with_the_same_seq_then_the_link_is_lost():
+    wire = Wire()
+    wire.answering = False
+    wire.set_pulses((1500,) * 4)
+    wire.run_until(0.05 * 3 - 0.001)
+    frames = wire.frames()
+    assert len(frames) == 3 and len({f.seq for f in frames}) == 1
+    assert wire.count.retries == 2 and wire.count.timeouts == 2
+    wire.run_until(0.05 * 3 + 0.001)
+    frames = wire.frames()
+    assert len(frames) == 4 and frames[3].seq != frames[0].seq, 'given up, then sent anew'
+    assert wire.count.timeouts == 3 and wire.scheduler.failures == 1
+    with pytest.raises(LinkLost) as raised:
+        wire.run_until(1.0)
+    assert 'board silent, 3 requests in a row unanswered (last: pulses)' in str(raised.value)
+
+
+def test_a_command_superseded_by_a_newer_one_is_not_resent():
+    lost = set()
+
+    def drop_first(request: bytes, answer: bytes) -> bytes:
+        if not lost:
+            lost.add(request)
+            return b''
+        return answer
+
+    wire = Wire(reply=drop_first)
+    wire.set_pulses((1500,) * 4)
+    wire.step()
+    wire.now = _frame_s()
+    wire.set_pulses((1510,) * 4)
+    wire.run_until(0.2)
+    assert wire.pulse_frames() == [(1500,) * 4, (1510,) * 4]
+    assert wire.count.retries == 0 and wire.count.timeouts == 1
+    assert wire.firmware.model.target(0) == 1510 and not wire.scheduler.pulses.dirty()
+
+
+def test_bad_crc_is_resent_and_another_nack_refuses_the_value():
+    nacks = [NackError.BAD_CRC, NackError.OUT_OF_RANGE]
+
+    def nack(request: bytes, answer: bytes) -> bytes:
+        frame = native.FrameDecoder().feed(request)[0]
+        if frame.cmd == Command.SET_PULSES and nacks:
+            return native.encode_nack(frame.seq, frame.cmd, nacks.pop(0))
+        return answer
+
+    wire = Wire(reply=nack)
+    wire.set_pulses((1500,) * 4)
+    wire.run_until(0.05)
+    slot = wire.scheduler.pulses
+    assert len(wire.pulse_frames()) == 2 and wire.count.retries == 1
+    assert slot.refused == slot.version and not slot.dirty()
+    assert 'board refused pulses: NACK OUT_OF_RANGE' in str(slot.error)
+
+
+def test_enable_waits_for_the_pulses_ack_and_limits_go_out_alone_first():
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.enable(0b1111)
+    wire.scheduler.limits.set(((600, 2400),) * 4)
+    wire.step()
+    assert [f.cmd for f in wire.frames()] == [Command.SET_LIMITS]
+    wire.run_until(0.05)
+    assert [f.cmd for f in wire.frames()] == [Command.SET_LIMITS, Command.SET_PULSES,
+                                              Command.ENABLE]
+    assert wire.firmware.model.enabled_mask == 0b1111
+    assert wire.scheduler.board_mask == 0b1111
+
+
+def test_positions_are_read_beside_a_stream_of_pulse_commands():
+    wire = Wire(options=LinkOptions(poll_hz=50.0))
+    wire.set_pulses((1500,) * 4)
+    wire.enable(0b1111)
+    for step in range(100):
+        wire.set_pulses((1500 + step,) * 4)
+        wire.run_until(wire.now + 0.002)
+    polls = [f for f in wire.frames() if f.cmd == Command.GET_POSITIONS]
+    assert 9 <= len(polls) <= 11
+    positions = wire.scheduler.positions
+    assert positions is not None and positions.pulses_us[0] is not None
+
+
+def test_the_watchdog_is_fed_when_nothing_else_goes_out():
+    wire = Wire()
+    wire.scheduler.watchdog.set((300, native.WatchdogAction.HOLD))
+    wire.run_until(1.0)
+    polls = [f for f in wire.frames() if f.cmd == Command.GET_POSITIONS]
+    assert len(polls) >= 9, 'a request at least every third of the 0.3 s timeout'
+    assert not wire.firmware.watchdog_fired
+
+
+def test_max_rate_caps_pulse_commands_for_a_slow_board():
+    wire = Wire(options=LinkOptions(poll_hz=0.0, max_rate_hz=100.0))
+    for step in range(50):
+        wire.set_pulses((1500 + step,) * 4)
+        wire.run_until(wire.now + 0.002)
+    assert 10 <= len(wire.pulse_frames()) <= 11
+
+
+@pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
+def test_unacknowledged_protocols_write_at_line_rate_and_reach_the_latest(protocol):
+    wire = Wire(protocol)
+    wire.set_pulses((1500,) * 4)
+    wire.enable(0b1111)
+    wire.run_until(0.01)
+    sizes = []
+    for step in range(100):
+        wire.set_pulses((1500 + step,) * 4)
+        before = len(wire.writes)
+        wire.run_until(wire.now + 0.002)
+        sizes += [len(data) for _, data in wire.writes[before:]]
+    wire.run_until(wire.now + 0.05)
+    assert [wire.firmware.model.target(ch) for ch in range(4)] == [1599] * 4
+    busy_s = sum(sizes) * BYTE_S
+    assert busy_s <= 0.2 + max(sizes) * BYTE_S, 'never more bytes than the line carries'
+
+
+def test_after_forget_board_everything_is_sent_again():
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.enable(0b1111)
+    wire.run_until(0.05)
+    wire.scheduler.forget_board(wire.now)
+    sent = len(wire.frames())
+    wire.run_until(0.1)
+    assert [f.cmd for f in wire.frames()[sent:]] == [Command.SET_PULSES, Command.ENABLE]
+
+
+EVENTS = st.lists(st.one_of(
+    st.tuples(st.just('pulses'), st.integers(1000, 2000)),
+    st.tuples(st.just('wait'), st.floats(0.0, 0.02)),
+    st.tuples(st.just('deaf'), st.booleans()),
+    st.tuples(st.just('enable'), st.integers(0, 15))), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=EVENTS, window=st.integers(1, 4), protocol=st.sampled_from(list(Protocol)))
+def test_any_order_of_events_keeps_the_line_and_window_rules_and_ends_in_sync(
+        events, window, protocol):
+    wire = Wire(protocol, options=LinkOptions(poll_hz=20.0, max_in_flight=window,
+                                              reply_timeout_s=0.01, lost_after=1000))
+    wire.set_pulses((1500,) * 4)
+    for kind, value in events:
+        if kind == 'pulses':
+            wire.set_pulses((value,) * 4)
+        elif kind == 'enable':
+            wire.enable(value)
+        elif kind == 'deaf':
+            wire.answering = not value
+        wire.run_until(wire.now + (value if kind == 'wait' else 0.0))
+        assert wire.scheduler.in_flight() <= window + 1     # pulses, and one position read
+        assert wire.scheduler.wake_at(wire.now) > wire.now or \
+            wire.scheduler.next_write(wire.now) is None, 'nothing due is left waiting'
+    starts = [at - len(data) * BYTE_S for at, data in wire.writes]
+    ends = [at for at, _ in wire.writes]
+    assert all(start >= end - 1e-12 for start, end in zip(starts[1:], ends, strict=False))
+    wire.answering = True
+    wire.run_until(wire.now + 1.0)
+    scheduler = wire.scheduler
+    assert not scheduler.pulses.dirty() and not scheduler.enable.dirty()
+    assert wire.firmware.model.target(0) == scheduler.pulses.value[0][0] or \
+        not scheduler.enable.value & 1 and protocol is not Protocol.NATIVE
