@@ -23,6 +23,8 @@ def solver_table(results: dict) -> list[str]:
 def peer_table(results: dict) -> list[str]:
     """Return arm_4dof against roboticstoolbox-python's ik_LM, then the batch rates."""
     peer = results['peer_ik']
+    if 'skipped' in peer:
+        return [f'(peer comparison skipped: {peer["skipped"]})']
     lines = ['| arm_4dof, 2000 FK-sampled targets | success | median µs | p90 µs | p99 µs |',
              '|---|---:|---:|---:|---:|']
     for name, f in peer['single'].items():
