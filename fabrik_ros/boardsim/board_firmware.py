@@ -1,4 +1,4 @@
-"""What every simulated board firmware provides to :class:`~.sim_device.SimBoard`."""
+"""What every simulated board firmware provides to :class:`~.board.SimBoard`."""
 
 import abc
 
