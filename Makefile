@@ -5,12 +5,27 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 PYTHON ?= python3
-VENV := .venv
-PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
 BUILD := build
 # make demo BOARD=simavr runs the real Uno firmware in simavr instead of the Python board.
 BOARD ?= python
+
+# ROS 2 distros whose PyPI wheels the suite runs on, each in a venv of its own: Kilted in .venv,
+# the others in .venv-<distro>. `make test` runs every one; `make <target> ROS_DISTRO=jazzy` one.
+# Only a ROS_DISTRO given on the command line counts: a sourced ROS install exports its own.
+DISTROS := kilted jazzy
+ifeq ($(origin ROS_DISTRO),command line)
+ifeq ($(filter $(ROS_DISTRO),$(DISTROS)),)
+$(error ROS_DISTRO=$(ROS_DISTRO) is not one of: $(DISTROS))
+endif
+TEST_DISTROS := $(ROS_DISTRO)
+else
+ROS_DISTRO := kilted
+TEST_DISTROS := $(DISTROS)
+endif
+export ROS_DISTRO
+VENV := $(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
 
 # Debian packages for the firmware and its simulator (hardware/, test/hardware/), and the
 # headless browser the web_view tests drive (test/webview/).
@@ -18,36 +33,42 @@ APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-de
 	chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# DDS stays on loopback, in a domain of its own per run; ROS writes logs into the build tree.
-export RMW_IMPLEMENTATION := rmw_fastrtps_cpp
-export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
-export ROS_LOCALHOST_ONLY := 1
-ifeq ($(origin ROS_DOMAIN_ID),undefined)
-ROS_DOMAIN_ID := $(shell shuf -i 1-100 -n 1)
+# DDS stays on loopback, the way this distro understands (fabrik_ros/ros_env.py decides, for the
+# tests, benchmarks and demo too); each Python run picks a random domain of its own. ROS writes
+# logs into the build tree.
+ROS_ENV_MK := $(BUILD)/ros_env.$(ROS_DISTRO).mk
+$(shell mkdir -p $(BUILD) && $(PYTHON) -m fabrik_ros.ros_env --make --distro $(ROS_DISTRO) \
+    > $(ROS_ENV_MK))
+ifneq ($(.SHELLSTATUS),0)
+$(error $(PYTHON) -m fabrik_ros.ros_env failed: DDS would not be kept on loopback)
 endif
-export ROS_DOMAIN_ID
+include $(ROS_ENV_MK)
 export ROS_HOME := $(CURDIR)/$(BUILD)/ros
 export ROS_LOG_DIR := $(CURDIR)/$(BUILD)/ros/log
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup apt test demo web bench lint soak clean
+.PHONY: help setup apt test test-suite demo web bench bench-publish lint typecheck soak clean
 
 help:
 	@echo 'make setup   create .venv with the pinned ROS 2 wheels, tools and the package (editable)'
-	@echo 'make test    setup, then the whole test suite'
+	@echo 'make test    setup, the quality gates (make lint), then the whole test suite on every'
+	@echo '             distro of DISTROS ($(DISTROS)); ROS_DISTRO=jazzy: on that one only'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
 	@echo 'make web     the arm on the simulated board in a browser (http://127.0.0.1:8080)'
-	@echo 'make bench   run the benchmarks under bench/ and print their figures'
+	@echo 'make bench   run the benchmarks under bench/, print their figures, write bench/out/'
+	@echo 'make bench-publish  copy the last make bench results over the tracked ones'
 	@echo 'make soak    the long reliability runs (about 20 minutes)'
-	@echo 'make lint    ruff and the docstring check'
-	@echo 'make clean   remove .venv and build outputs'
+	@echo 'make lint    the quality gates: ruff, pep257 docstrings'
+	@echo 'make typecheck  mypy on fabrik_ros (strict on the pure core)'
+	@echo 'make clean   remove the venvs and build outputs'
+	@echo 'Any target takes ROS_DISTRO=kilted|jazzy (default kilted: .venv; jazzy: .venv-jazzy).'
 
 setup: $(STAMP) apt
 
-$(STAMP): requirements-dev.txt setup.py setup.cfg
+$(STAMP): requirements-$(ROS_DISTRO).txt requirements-dev.txt setup.py setup.cfg
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-$(ROS_DISTRO).txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
@@ -60,7 +81,15 @@ apt:
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-test: setup
+# The gates once, then the suite on each distro (both run even if the first fails).
+test: lint
+	@status=0; for distro in $(TEST_DISTROS); do \
+	    echo "== test suite on ROS 2 $$distro"; \
+	    $(MAKE) --no-print-directory test-suite ROS_DISTRO=$$distro || status=1; \
+	done; exit $$status
+
+# The suite on one distro (ROS_DISTRO), doctests of fabrik_ros included (see pytest.ini).
+test-suite: setup
 	@mkdir -p $(ROS_LOG_DIR)
 	$(PY) -m pytest
 
@@ -81,10 +110,15 @@ bench: setup
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/run_all.py
 
+# The quality gates `make test` enforces.
 lint: setup
 	$(VENV)/bin/ruff check fabrik_ros test bench launch setup.py
 	$(VENV)/bin/pydocstyle --convention=pep257 --add-ignore=D100,D104,D105,D107 fabrik_ros
 
+# mypy on fabrik_ros; its settings (strict on the pure core) are in setup.cfg.
+typecheck: setup
+	$(VENV)/bin/mypy
+
 clean:
-	rm -rf $(VENV) $(BUILD) hardware/build bench/out *.egg-info .pytest_cache .hypothesis .ruff_cache
+	rm -rf .venv $(foreach d,$(DISTROS),.venv-$(d)) $(BUILD) hardware/build bench/out *.egg-info .pytest_cache .hypothesis .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

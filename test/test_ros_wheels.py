@@ -5,15 +5,21 @@ import time
 
 import pytest
 
+from fabrik_ros.ros_env import detect_distro, LOCALHOST_ONLY_DISTROS
+
 rclpy = pytest.importorskip('rclpy')
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
 
-def test_environment_keeps_dds_on_loopback():
-    assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
-    assert os.environ['ROS_LOCALHOST_ONLY'] == '1'
+def test_environment_keeps_dds_on_loopback_the_way_this_distro_understands():
+    if detect_distro() in LOCALHOST_ONLY_DISTROS:
+        assert os.environ['ROS_LOCALHOST_ONLY'] == '1'
+        assert 'ROS_AUTOMATIC_DISCOVERY_RANGE' not in os.environ
+    else:
+        assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
+        assert 'ROS_LOCALHOST_ONLY' not in os.environ
     assert os.environ['RMW_IMPLEMENTATION'] == 'rmw_fastrtps_cpp'
     assert 0 < int(os.environ['ROS_DOMAIN_ID']) <= 101
     assert os.environ['ROS_LOG_DIR'].startswith(os.environ['ROS_HOME'])

@@ -13,9 +13,7 @@ path) and waits, for each, until the board's pins emit the pulses of the command
 import argparse
 from collections.abc import Sequence
 import math
-import os
 from pathlib import Path
-import random
 import sys
 import tempfile
 import time
@@ -36,6 +34,7 @@ from fabrik_ros.demo.session import (
 )
 from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.process.stop import StopRequest
+from fabrik_ros.ros_env import isolate_ros
 from fabrik_ros.servo_io import Protocol
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
@@ -57,7 +56,7 @@ SEQUENCE = (
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the sequence, print the table (and plot it), and return the exit status."""
     options = _parser().parse_args(argv)
-    _keep_dds_on_loopback()
+    isolate_ros(force=False)
     arm = load_arm(options.config)
     started = time.monotonic()
     stop = StopRequest()
@@ -96,14 +95,6 @@ def _parser() -> argparse.ArgumentParser:
                              'Uno firmware of hardware/ in the simavr simulator, measured on '
                              'its pins (native protocol only)')
     return parser
-
-
-def _keep_dds_on_loopback() -> None:
-    """Keep DDS on loopback, in a domain of our own, unless the caller chose otherwise."""
-    os.environ.setdefault('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    os.environ.setdefault('ROS_LOCALHOST_ONLY', '1')
-    os.environ.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
 
 
 class _SimavrPins:
