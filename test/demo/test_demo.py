@@ -4,7 +4,6 @@ import os
 from pathlib import Path
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -15,11 +14,12 @@ COLUMNS = ('#', 'step', 'sent on', 'target [m]', 'result', 'residual [mm]', 'joi
            'board pins [us]', 'time [s]')
 
 
-def _run_demo(*args: str) -> tuple[subprocess.CompletedProcess, float]:
-    started = time.monotonic()
-    result = subprocess.run([sys.executable, '-m', 'fabrik_ros.demo', *args], cwd=REPO_ROOT,
-                            env=dict(os.environ), capture_output=True, text=True, timeout=90)
-    return result, time.monotonic() - started
+def _run_demo(*args: str) -> subprocess.CompletedProcess:
+    # As from a shell that set none of the DDS variables: the demo keeps itself on loopback.
+    environ = {name: value for name, value in os.environ.items()
+               if name not in ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_LOCALHOST_ONLY')}
+    return subprocess.run([sys.executable, '-m', 'fabrik_ros.demo', *args], cwd=REPO_ROOT,
+                          env=environ, capture_output=True, text=True, timeout=90)
 
 
 def _rows(stdout: str) -> list[dict[str, str]]:
@@ -36,9 +36,9 @@ def _rows(stdout: str) -> list[dict[str, str]]:
                                              ('simavr', 'native')])
 def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_path):
     plot = tmp_path / 'poses.png'
-    result, seconds = _run_demo('--board', board, '--protocol', protocol, '--plot', str(plot))
+    result = _run_demo('--board', board, '--protocol', protocol, '--plot', str(plot))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert seconds < 60.0
+    assert '[rcl]' not in result.stderr, 'rcl warned at start-up (ROS_LOCALHOST_ONLY on Jazzy?)'
     rows = _rows(result.stdout)
     assert [row['step'] for row in rows] == [step.label for step in SEQUENCE]
     for row, step in zip(rows, SEQUENCE, strict=True):
@@ -58,12 +58,12 @@ def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_pat
 
 
 def test_demo_refuses_an_unknown_protocol():
-    result, _ = _run_demo('--protocol', 'dynamixel')
+    result = _run_demo('--protocol', 'dynamixel')
     assert result.returncode == 2
     assert "invalid choice: 'dynamixel'" in result.stderr
 
 
 def test_demo_refuses_the_simavr_board_with_a_foreign_protocol():
-    result, _ = _run_demo('--board', 'simavr', '--protocol', 'ssc32')
+    result = _run_demo('--board', 'simavr', '--protocol', 'ssc32')
     assert result.returncode == 1
     assert 'native protocol' in result.stderr

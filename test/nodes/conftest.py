@@ -1,23 +1,11 @@
-"""Fixtures for in-process node tests: a fresh rclpy Context per test and the arm config."""
+"""Fixtures for in-process node tests: the arm config (``ros`` is in test/conftest.py)."""
 
 from pathlib import Path
 
 import pytest
 
-from test.nodes.ros_harness import RosHarness
-
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARM_CONFIG = REPO_ROOT / 'config' / 'arm_4dof.yaml'
-
-
-@pytest.fixture
-def ros():
-    """Yield a RosHarness; its nodes and Context are destroyed after the test."""
-    harness = RosHarness()
-    try:
-        yield harness
-    finally:
-        harness.close()
 
 
 @pytest.fixture

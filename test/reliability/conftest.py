@@ -1,18 +1,22 @@
-"""Fixtures of the reliability suite: a ROS harness, the calibrated arm config, rigs, budgets.
+"""Fixtures of the reliability suite: the calibrated arm config, rigs, budgets, I/O threads.
+
+``ros`` (a RosHarness) is in test/conftest.py.
 
 Durations of the long runs come from the environment so a short soak can run anywhere:
 ``FABRIK_SOAK_S`` (the 1 kHz pipeline soak, default 600 s), ``FABRIK_SOAK_CYCLES`` (unplug
 cycles, default 100), ``FABRIK_FUZZ_S`` (firmware fuzz budget in the soak, default 300 s).
 """
 
+import functools
 import os
 from pathlib import Path
+import threading
 
 import pytest
 
 from fabrik_ros.boardsim.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
-from fabrik_ros.servo_io import Protocol
-from test.nodes.ros_harness import RosHarness
+from fabrik_ros.servo_io import link as link_module
+from fabrik_ros.servo_io import Protocol, ServoLink
 from test.reliability.rig import calibrated_config, Rig
 from test.reliability.tapped_board import TappedBoard
 
@@ -32,16 +36,6 @@ def budget(name: str, default: float) -> float:
     if not value > 0:
         raise ValueError(f'{name} = {text!r}, must be a positive number')
     return value
-
-
-@pytest.fixture
-def ros():
-    """Yield a RosHarness; its nodes and Context are destroyed after the test."""
-    harness = RosHarness()
-    try:
-        yield harness
-    finally:
-        harness.close()
 
 
 @pytest.fixture
@@ -90,3 +84,43 @@ def simavr_board(hardware_build, tmp_path: Path):
     """Return the firmware running in simavr in real time, with an EEPROM file of its own."""
     with SimavrBoard(eeprom_path=tmp_path / 'eeprom.bin') as board:
         yield board
+
+
+@pytest.fixture
+def blocking_calls(monkeypatch) -> list[tuple[str, str]]:
+    """Return the list of ``(call, thread name)`` of every call that may block on the board.
+
+    Recorded: the serial port's open, read, write and close (as ServoLink uses them), and
+    ServoLink's waits (wait_ready, sync, close). A test checks which thread made them, which
+    does not depend on how busy the machine is, unlike the time a spin took.
+    """
+    calls: list[tuple[str, str]] = []
+    lock = threading.Lock()
+
+    def note(name: str) -> None:
+        with lock:
+            calls.append((name, threading.current_thread().name))
+
+    def watch(owner: type, name: str) -> None:
+        original = getattr(owner, name)
+
+        @functools.wraps(original)
+        def watched(*args, **kwargs):
+            note(f'{owner.__name__}.{name}')
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, watched)
+
+    port = link_module.SerialPort
+    for name in ('read', 'write', 'close'):
+        watch(port, name)
+    for name in ('wait_ready', 'sync', 'close'):
+        watch(ServoLink, name)
+    open_port = port.open
+
+    def watched_open(cls, *args, **kwargs):
+        note(f'{port.__name__}.open')
+        return open_port(*args, **kwargs)
+
+    monkeypatch.setattr(port, 'open', classmethod(watched_open))
+    return calls

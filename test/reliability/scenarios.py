@@ -121,6 +121,7 @@ def spin_latency(rig: Rig, seconds: float, rate_hz: float = 100.0) -> dict[str, 
     timer.cancel()
     rig.probe.destroy_timer(timer)
     gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
-    return {'spins': len(spins), 'spin_once_s_p99': percentile(spins, 0.99),
+    return {'spins': len(spins), 'timer_ticks': len(ticks),
+            'spin_once_s_p99': percentile(spins, 0.99),
             'spin_once_s_max': max(spins), 'timer_period_s': 1.0 / rate_hz,
             'timer_gap_s_p99': percentile(gaps, 0.99), 'timer_gap_s_max': max(gaps)}

