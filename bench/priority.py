@@ -1,10 +1,13 @@
-"""Give the benchmark's own timing threads real-time priority, where the OS allows it.
+"""Give the measuring instrument's threads real-time priority, where the OS allows it.
 
-The simulated board and the target publisher are the measuring instrument: if another process
-delays them, the board stamps a frame late and the delay is charged to the nodes under test,
-which real hardware would not do. SCHED_FIFO keeps the instrument on time on a busy machine;
-the nodes keep normal priority. Without the privilege (no root, no CAP_SYS_NICE) the threads
-run as before and the result says so.
+The instrument is the simulated board and the target source (the benchmarks' publisher, the
+soak's 1 kHz stream). A real servo board is a microcontroller of its own that host load never
+delays; the simulated one shares the host's CPUs, so if another process delays it, it stamps a
+frame late and the delay is charged to the nodes under test. SCHED_FIFO keeps the instrument
+on time on a busy machine; the nodes keep normal priority. Without the privilege (no root, no
+CAP_SYS_NICE) the threads run as before and the caller reports that they did.
+
+The one helper for bench/ (imported as ``priority``) and test/ (as ``bench.priority``).
 """
 
 import os
@@ -13,7 +16,10 @@ PRIORITY = 50
 
 
 def boost_current_thread() -> bool:
-    """Switch the calling thread to SCHED_FIFO; return False if the OS refuses."""
+    """Switch the calling thread (and threads it starts later) to SCHED_FIFO; False if refused.
+
+    SCHED_RESET_ON_FORK keeps child processes (the nodes under test) at normal priority.
+    """
     try:
         os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK,
                               os.sched_param(PRIORITY))
@@ -34,7 +40,7 @@ def boost_process(pid: int) -> bool:
 
 
 def restore_current_thread() -> None:
-    """Return the calling thread to normal scheduling."""
+    """Return the calling thread to normal scheduling (a no-op where it was never boosted)."""
     try:
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     except (PermissionError, OSError, AttributeError):

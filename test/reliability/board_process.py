@@ -11,7 +11,7 @@ import os
 import queue
 import time
 
-from test.reliability.priority import boost_current_thread
+from bench.priority import boost_current_thread
 from test.reliability.tapped_board import TappedBoard
 
 _REPORT_S = 0.1

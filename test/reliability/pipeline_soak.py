@@ -20,9 +20,9 @@ import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
+from bench.priority import boost_current_thread
 from fabrik_ros.kinematics import load_arm
 from test.reliability.board_process import BoardProcess
-from test.reliability.priority import boost_current_thread
 from test.reliability.results import percentile
 
 RADIUS_M, HEIGHT_M = 0.15, 0.10
