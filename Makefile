@@ -105,10 +105,15 @@ soak: setup
 	@mkdir -p $(ROS_LOG_DIR)
 	$(PY) -m pytest -m soak -p no:cacheprovider --timeout=1800 test/reliability
 
+# Measures into the untracked bench/out/; bench-publish copies that run over bench/results.json
+# and bench/plots/, the figures the README quotes.
 bench: setup
 	@mkdir -p $(ROS_LOG_DIR) bench/out
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/run_all.py
+
+bench-publish: setup
+	$(PY) bench/run_all.py --publish
 
 # The quality gates `make test` enforces.
 lint: setup

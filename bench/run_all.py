@@ -10,7 +10,12 @@ pin: the Uno firmware in simavr driven through ServoLink, target to the first pu
 width (pin_latency.py). About 15 minutes on a 2-core machine; ``--quick`` runs every part with
 a tiny budget (seconds) to check that the suite works.
 
-    .venv/bin/python bench/run_all.py [--quick] [--out bench/results.json]
+A run writes into the untracked bench/out/ (results.json, plots/), so measuring never changes
+the tracked figures; ``--publish`` (``make bench-publish``) then copies the last full run over
+the tracked bench/results.json and bench/plots/, which the README quotes.
+
+    .venv/bin/python bench/run_all.py [--quick] [--out bench/out/results.json]
+    .venv/bin/python bench/run_all.py --publish
 """
 
 import argparse
@@ -19,6 +24,7 @@ import json
 import os
 from pathlib import Path
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -40,10 +46,11 @@ import solver_scaling  # noqa: E402
 
 from fabrik_ros.servo_io import Protocol  # noqa: E402
 
-RESULTS = BENCH / 'results.json'
-PLOTS = BENCH / 'plots'
-IK_BENCH_JSON = BENCH / 'out' / 'ik_bench.json'
-PEER_IK_JSON = BENCH / 'out' / 'peer_ik.json'
+OUT = BENCH / 'out'
+RESULTS = BENCH / 'results.json'        # tracked: written only by --publish
+PLOTS = BENCH / 'plots'                 # tracked: written only by --publish
+IK_BENCH_JSON = OUT / 'ik_bench.json'
+PEER_IK_JSON = OUT / 'peer_ik.json'
 E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'any_p50_ms', 'any_p99_ms', 'sent',
             'coalesced', 'lost', 'unmatched_frames', 'drift_ms', 'achieved_rate_hz',
             'cpu_percent')
@@ -159,25 +166,61 @@ def refresh_solver(args: argparse.Namespace) -> None:
 
     The other parts keep their figures; ``solver_machine`` records this run's machine and load.
     """
-    results = json.loads(args.out.read_text(encoding='utf-8')) if args.out.exists() else {}
+    source = args.out if args.out.exists() else RESULTS
+    results = json.loads(source.read_text(encoding='utf-8')) if source.exists() else {}
     measured_on = machine()
     results.update(solver_parts(args.quick))
     measured_on['loadavg_after'] = os.getloadavg()
     results['solver_machine'] = measured_on
     solver_plots(results, args.plots)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
     print(f'updated the solver keys of {args.out}')
+
+
+def publish(measured: Path = OUT / 'results.json') -> None:
+    """Copy the last full run's results.json and plots over the tracked ones.
+
+    :raises SystemExit: naming the file if there is no run to publish, or it was ``--quick``.
+    """
+    if not measured.exists():
+        raise SystemExit(f'{measured}: no benchmark run to publish (run make bench first)')
+    results = json.loads(measured.read_text(encoding='utf-8'))
+    if results.get('quick', True):
+        raise SystemExit(f'{measured}: quick = {results.get("quick")!r}, only a full run '
+                         'is published')
+    PLOTS.mkdir(exist_ok=True)
+    published = []
+    for plot in results.get('plots', []):
+        # A plot drawn by this run is beside it; one kept from the tracked run is where it says.
+        source = measured.parent / 'plots' / Path(plot).name
+        if not source.exists():
+            source = ROOT / plot
+        target = PLOTS / source.name
+        shutil.copyfile(source, target)
+        published.append(str(target.relative_to(ROOT)))
+    results['plots'] = published
+    RESULTS.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')
+    print(f'published {measured} as {RESULTS.relative_to(ROOT)} and {len(published)} plots '
+          f'in {PLOTS.relative_to(ROOT)}/')
 
 
 def main() -> None:
     """Run every part, print as it goes, then write results.json and the plots."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
-    parser.add_argument('--out', type=Path, default=RESULTS)
-    parser.add_argument('--plots', type=Path, default=PLOTS, help='directory for the PNGs')
+    parser.add_argument('--out', type=Path, default=OUT / 'results.json')
+    parser.add_argument('--plots', type=Path, default=OUT / 'plots',
+                        help='directory for the PNGs')
     parser.add_argument('--solver-only', action='store_true',
-                        help='run only the solver parts and update their keys in --out')
+                        help='run only the solver parts and update their keys in --out '
+                             '(seeded from the tracked results if --out does not exist)')
+    parser.add_argument('--publish', action='store_true',
+                        help='measure nothing: copy bench/out/ over the tracked results')
     args = parser.parse_args()
+    if args.publish:
+        publish()
+        return
     if args.solver_only:
         refresh_solver(args)
         return

@@ -80,3 +80,32 @@ def test_readme_tables_render_from_the_results(quick_run):
     for run in ('two_process, native', 'composed, native', 'two_process, ssc32',
                 'two_process, maestro'):
         assert f'| {run} | 500 |' in done.stdout
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(120)
+def test_publish_copies_a_full_run_over_the_tracked_results_and_refuses_a_quick_one(
+        quick_run, tmp_path, monkeypatch):
+    results, out = quick_run
+    sys.path.insert(0, str(ROOT / 'bench'))
+    import run_all
+
+    tracked = tmp_path / 'bench'
+    monkeypatch.setattr(run_all, 'RESULTS', tracked / 'results.json')
+    monkeypatch.setattr(run_all, 'PLOTS', tracked / 'plots')
+    monkeypatch.setattr(run_all, 'ROOT', tmp_path)
+    tracked.mkdir()
+    with pytest.raises(SystemExit) as refused:
+        run_all.publish(out / 'results.json')
+    assert 'quick = True, only a full run is published' in str(refused.value)
+    assert not (tracked / 'results.json').exists()
+    full = tmp_path / 'full.json'
+    full.write_text(json.dumps({**results, 'quick': False,
+                                'plots': [str(out / 'plots' / Path(p).name)
+                                          for p in results['plots']]}), encoding='utf-8')
+    run_all.publish(full)
+    published = json.loads((tracked / 'results.json').read_text(encoding='utf-8'))
+    assert published['plots'] == [f'bench/plots/{Path(p).name}' for p in results['plots']]
+    assert published['solver'] == results['solver']
+    for plot in published['plots']:
+        assert (tmp_path / plot).read_bytes() == (out / 'plots' / Path(plot).name).read_bytes()
