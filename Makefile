@@ -27,10 +27,10 @@ VENV := $(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-# Debian packages for the firmware and its simulator (hardware/, test/hardware/), and the
-# headless browser the web_view tests drive (test/webview/).
-APT_PACKAGES := gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev libelf-dev \
-	chromium chromium-driver
+# Debian packages for the venvs (python3-venv), the firmware and its simulator (hardware/,
+# test/hardware/), and the headless browser the web_view tests drive (test/webview/).
+APT_PACKAGES := python3-venv gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev \
+	libelf-dev chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # DDS stays on loopback, the way this distro understands (fabrik_ros/ros_env.py decides, for the
@@ -63,9 +63,10 @@ help:
 	@echo 'make clean   remove the venvs and build outputs'
 	@echo 'Any target takes ROS_DISTRO=kilted|jazzy (default kilted: .venv; jazzy: .venv-jazzy).'
 
-setup: $(STAMP) apt
+setup: apt $(STAMP)
 
-$(STAMP): requirements-$(ROS_DISTRO).txt requirements-dev.txt setup.py setup.cfg
+# apt first: a fresh Debian 12 has no python3-venv.
+$(STAMP): requirements-$(ROS_DISTRO).txt requirements-dev.txt setup.py setup.cfg | apt
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-$(ROS_DISTRO).txt -r requirements-dev.txt
