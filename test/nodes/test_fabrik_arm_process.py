@@ -15,9 +15,10 @@ from geometry_msgs.msg import PointStamped
 import pytest
 from sensor_msgs.msg import JointState
 
+from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes.board_layout import BoardLayout
-from fabrik_ros.servo_io import Protocol, SimBoard
+from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import ARM_CONFIG
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
@@ -39,6 +40,10 @@ def _start(board: SimBoard, namespace: str, log: Path) -> subprocess.Popen:
                             env=dict(os.environ))
 
 
+def _joint_pulses(board: SimBoard) -> list[int]:
+    return list(board.targets()[:LAYOUT.channels])
+
+
 def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(ros, tmp_path):
     log = tmp_path / 'fabrik_arm.log'
     with SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyARM')) as board:
@@ -49,9 +54,9 @@ def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(
             probe.create_subscription(JointState, 'joint_commands', commands.append, 10)
             targets = probe.create_publisher(PointStamped, 'target_point', 10)
             ros.spin_until(lambda: targets.get_subscription_count() > 0, timeout_s=WAIT_S,
-                           what=lambda: f'fabrik_arm to subscribe target_point; {log.read_text()}')
+                           what=lambda: f'fabrik_arm to subscribe; its log: {log.read_text()}')
             home = LAYOUT.pulse_vector(ARM.servo_map.to_pulses(ARM.home))
-            assert board.wait_until(lambda b: list(b.targets()[:LAYOUT.channels]) == home, timeout_s=WAIT_S), (
+            assert board.wait_until(lambda b: _joint_pulses(b) == home, timeout_s=WAIT_S), (
                 f'the safe start never put the arm home: {board.targets()}')
             target = PointStamped()
             target.header.frame_id = ARM.base_frame
@@ -61,7 +66,7 @@ def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(
                            what='fabrik_ik in fabrik_arm to publish the solved joint command')
             solved = LAYOUT.pulse_vector(ARM.servo_map.to_pulses(commands[-1].position))
             assert solved != home
-            assert board.wait_until(lambda b: list(b.targets()[:LAYOUT.channels]) == solved, timeout_s=WAIT_S), (
+            assert board.wait_until(lambda b: _joint_pulses(b) == solved, timeout_s=WAIT_S), (
                 f'the board holds {board.targets()}, not the solved pulses {solved}')
         finally:
             process.send_signal(signal.SIGINT)
