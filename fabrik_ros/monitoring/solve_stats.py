@@ -38,7 +38,7 @@ class SolveStats:
     def report(self, period_s: float) -> dict[str, object]:
         """Return the figures of the ``period_s`` [s] window ending now, and restart it."""
         window = self._window_solves
-        figures = {
+        figures: dict[str, object] = {
             'solve rate [1/s]': window / period_s if period_s > 0.0 else 0.0,
             'last residual [m]': self.last_error_m,
             'reached ratio': self.reached / self.solves if self.solves else 1.0,
