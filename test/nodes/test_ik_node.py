@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
+from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -298,8 +299,13 @@ def test_markers_show_the_newest_solution_at_most_30_times_a_second(ros, arm_arg
     rig.ros.spin_until(lambda: np.linalg.norm(chain_tip() - newest) < TOOL_MM,
                        timeout_s=10.0, what='markers of the newest solution')
     assert len(arrivals) < 1 + len(targets), 'one marker array per solve'
-    gaps = [b[0] - a[0] for a, b in zip(arrivals[1:], arrivals[2:], strict=False)]
-    assert all(gap > 0.5 / 30.0 for gap in gaps), f'marker arrays {gaps} s apart'
+    # Counted against the span of their stamps (taken as each is published), not their arrival
+    # gaps: DDS can deliver two arrays back to back on a busy machine. A 30 Hz timer fires at
+    # most once per period boundary, so n arrays span at least n - 2 periods.
+    stamps = [Time.from_msg(msg.markers[0].header.stamp).nanoseconds * 1e-9
+              for _, msg in arrivals[1:]]
+    span_s = stamps[-1] - stamps[0]
+    assert len(stamps) <= 30.0 * span_s + 2, f'{len(stamps)} marker arrays in {span_s:.3f} s'
 
 
 def test_a_command_sink_gets_each_joint_command_as_published(ros, arm_args):
