@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 import os
 from pathlib import Path
-import random
 import signal
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import time
 from typing import Optional
 import urllib.error
 import urllib.request
+
+from fabrik_ros.ros_env import isolate_ros
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
 _STOP_WAIT_S = 10.0
@@ -136,9 +137,7 @@ def loopback_environment() -> dict[str, str]:
     pipeline must get the same environment.
     """
     env = dict(os.environ)
-    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    env['ROS_LOCALHOST_ONLY'] = '1'
-    env.setdefault('ROS_DOMAIN_ID', str(random.SystemRandom().randint(1, 100)))
+    isolate_ros(env, force=True)     # fabrik_ros.ros_env: the way this ROS distro understands
     return env
 
 
