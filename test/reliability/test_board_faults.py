@@ -24,8 +24,9 @@ from test.reliability.tapped_board import host_frames, lost_in_transit, sent_pul
 pytestmark = [pytest.mark.ros]
 
 POSE_A = (0.6, 1.0, -0.9, 0.5)
-# Frames at the end of a snapshot of the line that may not have been answered or re-sent yet.
-IN_FLIGHT_FRAMES = 5
+# Frames the host sends after the judged ones before the snapshot: position polls at the rig's
+# 20 Hz, so about 0.5 s, far more than a reply timeout and its re-send.
+AFTERMATH_FRAMES = 10
 
 
 def _stream_running(rig) -> CommandStream:
@@ -90,10 +91,14 @@ def test_one_percent_corrupted_bytes_no_wrong_pulse_and_every_lost_frame_sent_ag
     last = stream.stop()
     rig.wait_board_at(last, 'the board to end at the last commanded pose')
     board = rig.board
+    # Frames up to here are judged; the position polls that follow give every one of them the
+    # time to be answered or sent again (several in flight at once, each with its timeout).
+    judged = len(host_frames(board.host_bytes()))
+    rig.ros.spin_until(lambda: len(host_frames(board.host_bytes())) >= judged + AFTERMATH_FRAMES,
+                       timeout_s=10.0, what=f'{AFTERMATH_FRAMES} more frames from the host')
     sent = host_frames(board.host_bytes())
     lost = lost_in_transit(sent, host_frames(bytes(board.delivered)))
-    # The last few may still be in flight or awaiting their re-send when the snapshot is taken.
-    tail = [i for i in lost if i >= len(sent) - IN_FLIGHT_FRAMES]
+    tail = [i for i in lost if i >= judged]
     lost = [i for i in lost if i not in tail]
     resent = [i for i in lost if sent[i] in sent[i + 1:]]
     # After max_retries the link gives the request up; the next one of that command replaces it.
