@@ -54,16 +54,17 @@ from fabrik_ros.servo_io import (
 
 
 class FinalState(enum.Enum):
-    """What the servos do when the driver stops (or the board's watchdog fires)."""
+    """What the servos do when the driver stops (HOLD and DETACH also when the watchdog fires)."""
 
     HOLD = 'hold'      # keep pulsing at the last pose
     DETACH = 'detach'  # stop pulses: servos go limp
+    HOME = 'home'      # move home at the safe-start speed, then hold there (driver stop only)
 
 
 _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
 _CHOICES = {'protocol': [p.value for p in Protocol],
             'on_shutdown': [s.value for s in FinalState],
-            'board_timeout_action': [s.value for s in FinalState]}
+            'board_timeout_action': [FinalState.HOLD.value, FinalState.DETACH.value]}
 _WARN_EVERY_S = 5.0
 _START_WAIT_S = 0.5      # after connecting, the longest wait for a first position report
 _LINK_WARN_EVERY_S = 10.0   # one line per cause of link trouble this often, while it lasts
@@ -94,7 +95,7 @@ class ServoDriverNode(Node):
       the servos. Both are requests to :class:`ArmStateMachine`, which holds the enable
       request across connects and reconnects (while detached, commands are kept and
       followed after re-attaching, and ``~/home`` is refused with the reason).
-    - On shutdown the servos hold or detach, as ``on_shutdown`` says.
+    - On shutdown the servos hold, detach, or move home and hold, as ``on_shutdown`` says.
     """
 
     def __init__(self, **node_options) -> None:
@@ -169,7 +170,8 @@ class ServoDriverNode(Node):
                 'pulses every channel at once at that period, at least the widest limit + '
                 '0.3 ms', floats=(0.0007, _SLOTTED_FRAME_S))
         declare(self, 'on_shutdown', 'hold', 'What the servos do when the driver stops: hold '
-                '(keep the last pose) or detach (limp)', read_only=False,
+                '(keep the last pose), detach (limp) or home (move home as ~/home does, then '
+                'hold; the driver exits once there)', read_only=False,
                 choices=_CHOICES['on_shutdown'])
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
@@ -501,6 +503,8 @@ class ServoDriverNode(Node):
             return
         final = FinalState(self._parameter('on_shutdown'))
         try:
+            if final is FinalState.HOME and self._link.state is LinkState.READY:
+                self._home_before_exit()
             if final is FinalState.DETACH:
                 self._link.detach()
             elif self._link.capabilities.watchdog:
@@ -514,6 +518,27 @@ class ServoDriverNode(Node):
         except LinkError as error:
             self.get_logger().warning(f'on_shutdown {final.value} not confirmed: {error}')
         self._link.close()
+
+
+    def _home_before_exit(self) -> None:
+        """Move home as ~/home does and tick the move through (the timers no longer run).
+
+        Bounded by the move's own duration: a stop request during it is already taken, so a
+        second Ctrl-C waits for the arm instead of cutting the move short.
+        """
+        now = time.monotonic()
+        self._take_link_events(now)
+        actions = self._go_home(now)
+        if actions.send is None:
+            reason = actions.reply.message if actions.reply else 'the servos cannot move'
+            self.get_logger().warning(f'on_shutdown home: {reason}; the servos stay put')
+            return
+        period_s = 1.0 / self._parameter('control_rate_hz')
+        end = now + actions.send.move_s + period_s
+        self.get_logger().info(f'on_shutdown home: moving home over {actions.send.move_s:.1f} s')
+        while time.monotonic() < end:
+            time.sleep(period_s)
+            self._on_control_timer()
 
 
 def _ms(seconds: Optional[float]) -> object:

@@ -18,8 +18,11 @@ import sys
 import time
 
 import pytest
+from sensor_msgs.msg import JointState
 
 from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.driver.board_layout import BoardLayout
+from fabrik_ros.kinematics import load_arm
 from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import ARM_CONFIG
 
@@ -139,6 +142,29 @@ def test_the_driver_leaves_the_board_in_its_final_state(ros, group, tmp_path, sc
             assert not any(board.enabled)
         else:
             assert _holding(board) and board.pulses()[:ARM_CHANNELS] == pose
+
+
+@pytest.mark.parametrize('stop', STOPS, ids=str)
+def test_on_shutdown_home_moves_the_arm_home_before_the_driver_exits(ros, group, tmp_path,
+                                                                     stop):
+    arm = load_arm(ARM_CONFIG)
+    layout = BoardLayout.of(arm)
+    home_us = layout.pulse_vector(arm.servo_map.to_pulses(arm.home))[:ARM_CHANNELS]
+    away = tuple(h + 0.3 for h in arm.home)
+    with SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyBOARD')) as board:
+        process = group.start('servo_driver', *_driver_args(board.path, 'home', ros))
+        assert board.wait_until(_holding, START_S), 'the driver never attached the servos'
+        commands = ros.probe().create_publisher(JointState, 'joint_commands', 10)
+        command = JointState(name=list(arm.joint_names), position=list(away))
+        ros.spin_until(lambda: board.targets()[:ARM_CHANNELS] != tuple(home_us),
+                       timeout_s=START_S, what='the arm to leave home',
+                       during=lambda: commands.publish(command))
+        group.signal(STOPS[stop])
+        results = group.outputs()
+        _assert_clean(results)
+        assert process.returncode == 0
+        assert 'on_shutdown home: moving home' in results[0][1]
+        assert _holding(board) and list(board.pulses()[:ARM_CHANNELS]) == list(home_us)
 
 
 @pytest.mark.parametrize('stop', STOPS, ids=str)

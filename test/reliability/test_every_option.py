@@ -31,7 +31,7 @@ REACHABLE = (0.15, 0.05, 0.12)
 IK_OPTIONS = list(itertools.product(['false', 'true'], ['false', 'true'], ['false', 'true'],
                                     ['any', 'up', 'down']))
 DRIVER_OPTIONS = list(itertools.product(list(Protocol), ['hold', 'detach'],
-                                        ['hold', 'detach']))
+                                        ['hold', 'detach', 'home']))
 
 
 def _baseline(msg_type, arm):
