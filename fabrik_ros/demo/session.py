@@ -206,7 +206,7 @@ class DemoSession:
     def _spin_until(self, condition: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
         while not condition():
-            if self._stop is not None and self._stop.requested:
+            if self._stop is not None and self._stop.signal is not None:
                 raise DemoStopped(f'stopped by {self._stop.signal.name} waiting for {what}')
             if time.monotonic() > deadline:
                 raise DemoError(f'timed out after {WAIT_S} s waiting for {what}')
