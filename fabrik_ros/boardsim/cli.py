@@ -89,7 +89,7 @@ def _serve(options: argparse.Namespace, stop: StopRequest) -> int:
             _serve_until_stopped(stop, board.received_bytes, options)
             enabled, pulses = board.final_state()
     except (SetupError, OSError) as error:
-        if stop.requested:      # e.g. make ended by the same Ctrl-C: nothing went wrong
+        if stop.signal is not None:     # e.g. make ended by the same Ctrl-C: nothing went wrong
             print(f'sim_device: stopped by {stop.signal.name} before the board started',
                   flush=True)
             return 0

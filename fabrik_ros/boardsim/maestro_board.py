@@ -44,25 +44,36 @@ class MaestroFirmware(SimFirmware):
         return replies
 
     def _handle(self, command: MaestroCommand, now_s: float) -> bytes:
-        code, channel = command.command, command.channel
+        # The decoder gives a channel to exactly the commands that address one.
+        if command.channel is None:
+            return self._handle_board(command.command)
+        return self._handle_channel(command.command, command.channel, command.values, now_s)
+
+    def _handle_board(self, code: int) -> bytes:
+        """Answer a command for the whole board: Get Errors or Go Home."""
+        if code == maestro.GET_ERRORS:
+            errors, self.errors = self.errors, MaestroError(0)
+            return maestro.encode_u16(int(errors))
+        if code == maestro.GO_HOME:
+            for ch in range(self.model.channels):
+                self.model.stop(ch)
+        return b''
+
+    def _handle_channel(self, code: int, channel: int, values: tuple[int, ...],
+                        now_s: float) -> bytes:
+        """Answer a command for ``channel`` (the first one, for Set Multiple Targets)."""
         if code == maestro.SET_TARGET:
-            self._target(channel, command.values[0], now_s)
+            self._target(channel, values[0], now_s)
         elif code == maestro.SET_MULTIPLE_TARGETS:
-            for offset, target in enumerate(command.values):
+            for offset, target in enumerate(values):
                 if channel + offset < self.model.channels:
                     self._target(channel + offset, target, now_s)
         elif code == maestro.SET_SPEED:
-            self.speeds[channel] = command.values[0]
+            self.speeds[channel] = values[0]
         elif code == maestro.SET_ACCELERATION:
-            self.accelerations[channel] = command.values[0]
+            self.accelerations[channel] = values[0]
         elif code == maestro.GET_POSITION:
             return maestro.encode_u16(round(self.model.outputs(now_s)[channel] * 4))
-        elif code == maestro.GET_ERRORS:
-            errors, self.errors = self.errors, MaestroError(0)
-            return maestro.encode_u16(int(errors))
-        elif code == maestro.GO_HOME:
-            for ch in range(self.model.channels):
-                self.model.stop(ch)
         return b''
 
     def _target(self, channel: int, quarters: int, now_s: float) -> None:

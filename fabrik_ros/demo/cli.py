@@ -11,7 +11,7 @@ path) and waits, for each, until the board's pins emit the pulses of the command
 """
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 import math
 from pathlib import Path
 import sys
@@ -23,6 +23,7 @@ import numpy as np
 
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.boardsim.simavr_board import build_hardware, SimavrBoard
+from fabrik_ros.demo.pin_board import PinBoard
 from fabrik_ros.demo.session import (
     DemoError,
     DemoSession,
@@ -105,6 +106,7 @@ class _SimavrPins:
     def __init__(self, link_path: str) -> None:
         self._simavr = SimavrBoard(pty_link=link_path)
         self.path = link_path
+        self.pty_path = ''      # known once started
 
     def __enter__(self) -> '_SimavrPins':
         build_hardware('firmware', 'sim')
@@ -122,6 +124,7 @@ def _run(arm: Arm, options: argparse.Namespace,
          stop: StopRequest) -> tuple[list[Row], str]:
     with tempfile.TemporaryDirectory(prefix='fabrik_demo_') as folder:
         link_path = str(Path(folder) / 'ttyDEMO')
+        board: PinBoard
         if options.board == 'simavr':
             if options.protocol != Protocol.NATIVE.value:
                 raise DemoError('--board simavr runs the fabrik_ros firmware: native protocol')
@@ -165,7 +168,7 @@ def _table(arm: Arm, rows: Sequence[Row]) -> str:
     return '\n'.join(line.rstrip() for line in text)
 
 
-def _vector(values: Sequence[float], number: str) -> str:
+def _vector(values: Iterable[float], number: str) -> str:
     return '(' + ', '.join(number.format(v) for v in values) + ')'
 
 

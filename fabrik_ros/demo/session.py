@@ -18,7 +18,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
-from fabrik_ros.boardsim import SimBoard
+from fabrik_ros.demo.pin_board import PinBoard
 from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
@@ -87,7 +87,7 @@ class DemoStopped(Exception):  # noqa: N818 (a stop asked for, not an error)
 class DemoSession:
     """Run fabrik_ik and servo_driver against ``board`` and send them targets one by one."""
 
-    def __init__(self, arm: Arm, board: SimBoard, config: Path, *,
+    def __init__(self, arm: Arm, board: PinBoard, config: Path, *,
                  max_speed_rad_s: float = 3.0, home_move_s: float = 1.0,
                  stop: Optional[StopRequest] = None) -> None:
         self._arm = arm
@@ -206,7 +206,7 @@ class DemoSession:
     def _spin_until(self, condition: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_S
         while not condition():
-            if self._stop is not None and self._stop.requested:
+            if self._stop is not None and self._stop.signal is not None:
                 raise DemoStopped(f'stopped by {self._stop.signal.name} waiting for {what}')
             if time.monotonic() > deadline:
                 raise DemoError(f'timed out after {WAIT_S} s waiting for {what}')

@@ -63,10 +63,13 @@ class BoardLayout:
         """Return the joints' pulses from a per-channel report, None if any joint has none."""
         if len(reported) < self.channels:
             return None
-        pulses = [reported[channel] for channel in self.joint_channels]
-        if any(p is None for p in pulses):
-            return None
-        return [float(p) for p in pulses]
+        pulses: list[float] = []
+        for channel in self.joint_channels:
+            pulse = reported[channel]
+            if pulse is None:
+                return None
+            pulses.append(float(pulse))
+        return pulses
 
 
 def aux_pulse_us(servo: AuxServo, position: float) -> tuple[int, bool]:

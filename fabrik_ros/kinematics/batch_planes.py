@@ -63,7 +63,7 @@ def _wide(joint: Joint) -> bool:
 
 def _unique(yaws: np.ndarray) -> np.ndarray:
     """Return yaws with every value equal to an earlier one in its row set to NaN."""
-    kept = yaws.copy()
+    kept = np.array(yaws, dtype=float)     # a copy: the caller's array stays as it is
     for column in range(1, yaws.shape[1]):
         earlier = np.abs(kept[:, :column] - yaws[:, column:column + 1]) <= _SAME_RAD
         kept[np.any(earlier, axis=1), column] = np.nan

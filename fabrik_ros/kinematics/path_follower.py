@@ -61,8 +61,7 @@ class PathFollower:
         index = _segment_index(self.distances_m, travelled)
         start, end = self.distances_m[index], self.distances_m[index + 1]
         fraction = (travelled - start) / (end - start) if end > start else 0.0
-        a, b = self.samples[index], self.samples[index + 1]
-        return tuple(p + (q - p) * fraction for p, q in zip(a, b, strict=True))
+        return _blend(self.samples[index], self.samples[index + 1], fraction)
 
 
 def _merge_repeats(waypoints: Sequence[Sequence[float]]) -> list[Point]:
@@ -92,7 +91,7 @@ def _sample_spline(points: list[Point]) -> list[Point]:
 
 
 def _mirror(point: Point, about: Point) -> Point:
-    return tuple(2.0 * c - p for p, c in zip(point, about, strict=True))
+    return (2.0 * about[0] - point[0], 2.0 * about[1] - point[1], 2.0 * about[2] - point[2])
 
 
 def _catmull_rom(controls: list[Point], u: float) -> Point:
@@ -113,8 +112,12 @@ def _catmull_rom(controls: list[Point], u: float) -> Point:
 def _lerp(p: Point, q: Point, t_p: float, t_q: float, t: float) -> Point:
     if t_q - t_p <= 0.0:
         return p
-    w = (t - t_p) / (t_q - t_p)
-    return tuple(a + (b - a) * w for a, b in zip(p, q, strict=True))
+    return _blend(p, q, (t - t_p) / (t_q - t_p))
+
+
+def _blend(p: Point, q: Point, w: float) -> Point:
+    """Return ``p + (q - p) * w``, built coordinate by coordinate so it stays a Point."""
+    return (p[0] + (q[0] - p[0]) * w, p[1] + (q[1] - p[1]) * w, p[2] + (q[2] - p[2]) * w)
 
 
 def _segment_index(distances: tuple[float, ...], travelled: float) -> int:

@@ -121,7 +121,7 @@ class PlanarArm:
         absolute = np.cumsum(angles, axis=1)
         steps = np.exp(1j * absolute) * np.array(self.chain.lengths) * self.chain.base_direction
         bones = np.concatenate([np.zeros((len(angles), 1)), np.cumsum(steps, axis=1)], axis=1)
-        return (self.chain.base + bones).T
+        return np.asarray((self.chain.base + bones).T, dtype=complex)
 
     @cached_property
     def cells(self) -> np.ndarray:

@@ -9,16 +9,24 @@ noted and otherwise ignored until the process exits. Cleanup must therefore be b
 time: launch's SIGKILL stays the last resort.
 """
 
+from collections.abc import Callable
 import signal
 import threading
 from types import FrameType
-from typing import Optional
+from typing import Optional, Union
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+# What signal.signal gives back (and is handed again at release): a function, SIG_DFL or
+# SIG_IGN, or None for a handler that was not installed from Python.
+_Handler = Union[Callable[[int, Optional[FrameType]], object], int, signal.Handlers, None]
 
 
 class StopRequest:
     """Remember the first stop signal; ignore the ones that follow.
+
+    ``signal`` is that first signal: None until a stop is asked for, and set before
+    :attr:`requested` turns True, so a caller that finds it set may name it.
 
     >>> stop = StopRequest()
     >>> stop.requested
@@ -32,7 +40,7 @@ class StopRequest:
         self.signal: Optional[signal.Signals] = None
         self.count = 0
         self._event = threading.Event()
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, _Handler] = {}
 
     @property
     def requested(self) -> bool:

@@ -24,7 +24,6 @@ from fabrik_ros.kinematics.arm_file import unwrap
 ServoValues = Mapping[str, Mapping[str, float]]
 
 _KEY_LINE = re.compile(r'^(?P<indent> *)(?P<key>[A-Za-z0-9_]+):(?P<rest>.*)$')
-_VALUE_AND_COMMENT = re.compile(r'^(?P<space>\s*)(?P<value>[^#]*?)(?P<tail>\s*(#.*)?)$')
 
 
 @dataclass(frozen=True)
@@ -139,10 +138,9 @@ def _set_key(lines: list[str], start: int, end: int, key: str, value: str) -> in
             continue
         last = index
         if match['key'] == key:
-            parts = _VALUE_AND_COMMENT.match(match['rest'].rstrip('\n'))
+            space, tail = _around_value(match['rest'].rstrip('\n'))
             newline = '\n' if lines[index].endswith('\n') else ''
-            lines[index] = (f"{match['indent']}{key}:{parts['space'] or ' '}{value}"
-                            f"{parts['tail']}{newline}")
+            lines[index] = f"{match['indent']}{key}:{space or ' '}{value}{tail}{newline}"
             return 0
     indent = ' ' * (child_indent if child_indent is not None else _indent(lines[start]) + 2)
     if not lines[last].endswith('\n'):
@@ -153,6 +151,21 @@ def _set_key(lines: list[str], start: int, end: int, key: str, value: str) -> in
 
 def _is_block_start(rest: str) -> bool:
     return rest.split('#', 1)[0].strip() == ''
+
+
+def _around_value(rest: str) -> tuple[str, str]:
+    """Return what surrounds the value in ``rest`` (a line after its ``key:``), to keep it.
+
+    That is the whitespace before the value, and after it the whitespace and comment.
+
+    >>> _around_value(' 1500.0   # measured')
+    (' ', '   # measured')
+    >>> _around_value('  # none yet'), _around_value('')
+    (('  ', '# none yet'), ('', ''))
+    """
+    after_space = rest.lstrip()
+    value = after_space.partition('#')[0].rstrip()
+    return rest[:len(rest) - len(after_space)], after_space[len(value):]
 
 
 def _blank(line: str) -> bool:

@@ -201,8 +201,7 @@ def parse_set_frame(payload: bytes) -> Optional[int]:
     """Return the period [µs] of a SET_FRAME payload, or None if its length is wrong."""
     if len(payload) != 2:
         return None
-    (period_us,) = struct.unpack('<H', payload)
-    return period_us
+    return int.from_bytes(payload, 'little')
 
 
 def min_frame_us(limits_us: Sequence[tuple[int, int]]) -> int:
