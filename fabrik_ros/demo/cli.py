@@ -2,7 +2,7 @@
 
 Runs in one process with no hardware and no ROS installation beyond the Python wheels:
 fabrik_ik and servo_driver as real rclpy nodes, and the simulated board
-(fabrik_ros.servo_io.SimBoard) answering on a pseudo-terminal. A client node sends a fixed
+(fabrik_ros.boardsim.SimBoard) answering on a pseudo-terminal. A client node sends a fixed
 sequence of targets (reachable ones, one out of reach, a NaN, one in a foreign frame, a short
 path) and waits, for each, until the board's pins emit the pulses of the commanded pose.
 
