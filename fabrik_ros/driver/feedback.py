@@ -9,8 +9,10 @@ the better estimate; while the servos move (or stopped elsewhere) the report is 
 
 from collections.abc import Sequence
 
+from fabrik_ros.kinematics.aliases import FloatVector
 
-def report_confirms(reported_us: Sequence[float], commanded_us: Sequence[float],
+
+def report_confirms(reported_us: Sequence[float], commanded_us: FloatVector,
                     resolution_us: float) -> bool:
     """Return True if each reported pulse is its commanded one, within the report's resolution.
 
@@ -23,7 +25,8 @@ def report_confirms(reported_us: Sequence[float], commanded_us: Sequence[float],
     False
 
     :param reported_us: the joints' pulses the board reports [µs]
-    :param commanded_us: the joints' pulses last sent [µs], in the same order
+    :param commanded_us: the joints' pulses last sent [µs], in the same order (a sequence,
+        or the array of a :class:`~fabrik_ros.kinematics.PulseCommand`)
     :param resolution_us: the step of the board's reports [µs]
     """
     tolerance_us = resolution_us / 2.0 + 0.5

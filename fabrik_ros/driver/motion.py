@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from fabrik_ros.driver.slew import SlewLimiter
+from fabrik_ros.kinematics.aliases import FloatVector
 
 Angles = tuple[float, ...]
 
@@ -34,9 +35,9 @@ class MotionPlanner:
       and holds there. Nothing on the host times out.
     """
 
-    def __init__(self, slew: SlewLimiter, home_rad: Sequence[float], *,
+    def __init__(self, slew: SlewLimiter, home_rad: FloatVector, *,
                  home_move_s: float, step_s: float) -> None:
-        """Plan from ``home_rad`` [rad].
+        """Plan from ``home_rad`` [rad] (a sequence, or an array such as ``Arm.home``).
 
         :param home_move_s: the shortest move home [s]
         :param step_s: how far ahead a step reaches [s], the control period

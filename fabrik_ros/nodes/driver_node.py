@@ -16,7 +16,13 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
-from fabrik_ros.driver.arm_state_machine import Actions, ArmStateMachine, LogLevel, Phase
+from fabrik_ros.driver.arm_state_machine import (
+    Actions,
+    ArmStateMachine,
+    LogLevel,
+    Phase,
+    Reply,
+)
 from fabrik_ros.driver.board_layout import aux_pulse_us, BoardLayout
 from fabrik_ros.driver.feedback import report_confirms
 from fabrik_ros.driver.motion import MotionPlanner, Send
@@ -103,7 +109,9 @@ class ServoDriverNode(Node):
             super().__init__('servo_driver',
                              automatically_declare_parameters_from_overrides=True,
                              **node_options)
-        self._planner: Optional[MotionPlanner] = None
+        # The on-set callback checks every declaration, but applies speed and home-time
+        # changes only once the planner, built from the declared values, exists.
+        self._planner_built = False
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._arm = declare_arm(self)
         self._names = self._arm.joint_names
@@ -115,6 +123,7 @@ class ServoDriverNode(Node):
                                       self._arm.home,
                                       home_move_s=self._parameter('home_move_time_s'),
                                       step_s=1.0 / self._parameter('control_rate_hz'))
+        self._planner_built = True
         self._machine = ArmStateMachine(self._planner, start_wait_s=_START_WAIT_S,
                                         warn_every_s=_LINK_WARN_EVERY_S)
         # Link state changes, appended by the link's I/O thread, taken by the control tick.
@@ -128,7 +137,7 @@ class ServoDriverNode(Node):
         self._handed_over: deque[tuple[float, ...]] = deque(maxlen=_HANDED_OVER_KEPT)
         self._jog = ServoJog(self, self._arm, self._layout, self._link, self._planner,
                              refusal=self._jog_refusal,
-                             go_home=lambda now: self._go_home(now).reply.message)
+                             go_home=lambda now: _reply_of(self._go_home(now)).message)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
@@ -186,7 +195,7 @@ class ServoDriverNode(Node):
             reason = self._check(parameter)
             if reason:
                 return SetParametersResult(successful=False, reason=reason)
-        for parameter in parameters if self._planner is not None else ():
+        for parameter in parameters if self._planner_built else ():
             if parameter.name == 'max_speed_rad_s':
                 self._planner.set_speeds(parameter.value)
             elif parameter.name == 'home_move_time_s':
@@ -435,7 +444,7 @@ class ServoDriverNode(Node):
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
         now = time.monotonic()
         self._take_link_events(now)
-        reply = self._go_home(now).reply
+        reply = _reply_of(self._go_home(now))
         response.success, response.message = reply.success, reply.message
         return response
 
@@ -457,7 +466,7 @@ class ServoDriverNode(Node):
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
         now = time.monotonic()
         self._take_link_events(now)
-        reply = self._apply(self._machine.enable(now, request.data)).reply
+        reply = _reply_of(self._apply(self._machine.enable(now, request.data)))
         response.success, response.message = reply.success, reply.message
         return response
 
@@ -539,6 +548,17 @@ class ServoDriverNode(Node):
         while time.monotonic() < end:
             time.sleep(period_s)
             self._on_control_timer()
+
+
+def _reply_of(actions: Actions) -> Reply:
+    """Return the reply the state machine gives to a service request (~/home, ~/enable).
+
+    :raises RuntimeError: if it gave none: every request is answered, so that is a bug
+    """
+    if actions.reply is None:
+        raise RuntimeError(f'actions = {actions!r}: a service request must be answered with '
+                           'a reply')
+    return actions.reply
 
 
 def _ms(seconds: Optional[float]) -> object:

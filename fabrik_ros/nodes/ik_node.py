@@ -8,14 +8,16 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path
+import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
+from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
-from fabrik_ros.kinematics import IkResult, TargetError
+from fabrik_ros.kinematics import Arm, IkResult, TargetError
 from fabrik_ros.kinematics.path_follower import PathFollower
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
@@ -25,7 +27,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.interactive_target import InteractiveTarget
+from fabrik_ros.nodes.interactive_target import InteractiveTarget, Vector
 from fabrik_ros.nodes.joint_states import (
     joint_state_msg,
     JointCommandError,
@@ -88,9 +90,12 @@ class FabrikIkNode(Node):
         with naming_empty_lists(node_options):
             super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
                              **node_options)
-        self._arm = None
+        # The on-set callback also sees the arm's own declarations, which declare_arm checks:
+        # it applies solver changes only once the arm is built.
+        self._arm_built = False
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
+        self._arm: Arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
+        self._arm_built = True
         self._declare_own_parameters()
         refuse_unknown_overrides(self)
         self._names = self._arm.joint_names
@@ -113,11 +118,11 @@ class FabrikIkNode(Node):
         self._unpublished: Optional[tuple] = None
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], reached=True)
-        self._interactive = None
+        self._interactive: Optional[InteractiveTarget] = None
         if self._parameter('interactive_target'):
             self._interactive = InteractiveTarget.serve(
                 self, frame_id=self._arm.base_frame,
-                start_m=tuple(float(v) for v in self._arm.fk(self._arm.home)[-1]),
+                start_m=_vector(self._arm.fk(self._arm.home)[-1]),
                 on_move=self._on_interactive_move)
 
     # -- set-up ------------------------------------------------------------------------------
@@ -154,12 +159,12 @@ class FabrikIkNode(Node):
         Log lines then name the topic the user published on, ``/goal_pose`` say, not the
         name in the code.
         """
-        subscription = self.create_subscription(
+        subscription: Subscription = self.create_subscription(
             msg_type, topic, lambda msg: on_message(msg, subscription.topic_name), depth)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse solver options the core refuses, with its reason; apply the others."""
-        if self._arm is None:
+        if not self._arm_built:
             return SetParametersResult(successful=True)
         changes = {p.name: p.value for p in parameters if p.name in RUNTIME_SOLVER_KEYS}
         try:
@@ -324,6 +329,12 @@ class FabrikIkNode(Node):
         """Stop serving the interactive marker before the node goes away."""
         if self._interactive is not None:
             self._interactive.shutdown()
+
+
+def _vector(values: np.ndarray) -> Vector:
+    """Return the 3-vector ``values`` as floats (a tool point from :meth:`Arm.fk`)."""
+    x, y, z = (float(v) for v in values)
+    return (x, y, z)
 
 
 def _fmt(point) -> str:

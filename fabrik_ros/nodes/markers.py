@@ -4,8 +4,11 @@ from collections.abc import Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
+import numpy as np
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
+
+from fabrik_ros.kinematics.aliases import FloatVector
 
 NAMESPACE = 'fabrik'
 CHAIN_ID, JOINTS_ID, TARGET_ID, WORKSPACE_ID = 0, 1, 2, 3
@@ -21,13 +24,14 @@ _JOINT_DIAMETER_M = 0.02
 _TARGET_DIAMETER_M = 0.03
 
 
-def solution_markers(points_m: Sequence[Sequence[float]], target_m: Sequence[float], *,
+def solution_markers(points_m: Sequence[FloatVector] | np.ndarray, target_m: FloatVector, *,
                      reached: bool, frame_id: str, stamp: Time) -> MarkerArray:
     """Return the chain (LINE_STRIP), its joints (SPHERE_LIST) and the target (SPHERE).
 
     The target is green when the solution reached it and red when it did not.
 
-    :param points_m: joint positions from the base to the tool point [m]
+    :param points_m: joint positions from the base to the tool point [m], one a row (as
+        :meth:`~fabrik_ros.kinematics.Arm.fk` returns them)
     :param target_m: the requested point [m]
     """
     chain = _marker(CHAIN_ID, Marker.LINE_STRIP, frame_id, stamp, _CHAIN_COLOUR)
@@ -70,5 +74,5 @@ def _marker(marker_id: int, kind: int, frame_id: str, stamp: Time,
     return marker
 
 
-def _point(p: Sequence[float]) -> Point:
+def _point(p: FloatVector) -> Point:
     return Point(x=float(p[0]), y=float(p[1]), z=float(p[2]))

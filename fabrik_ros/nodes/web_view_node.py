@@ -15,6 +15,7 @@ from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
+from rclpy.client import Client
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
@@ -55,8 +56,10 @@ class WebViewNode(Node):
         self._declare_own_parameters()
         refuse_unknown_overrides(self)
         driver = self._parameter('driver')
-        self._home = self.create_client(Trigger, f'{driver}/home')
-        self._enable = self.create_client(SetBool, f'{driver}/enable')
+        self._home: Client[Trigger.Request, Trigger.Response] = self.create_client(
+            Trigger, f'{driver}/home')
+        self._enable: Client[SetBool.Request, SetBool.Response] = self.create_client(
+            SetBool, f'{driver}/enable')
         self._jog = self.create_publisher(JointState, f'{driver}/jog_us', 10)
         self._point = self.create_publisher(PointStamped, 'target_point', _LATCHED)
         self._pose = self.create_publisher(PoseStamped, 'target_pose', _LATCHED)

@@ -98,7 +98,7 @@ class WebPage:
         self._urdf = ViserUrdf(self._server, urdf, root_node_name='/arm',
                                mesh_color_override=(0.85, 0.55, 0.15))
         self._urdf.update_cfg(np.asarray(self._arm.home, dtype=float))
-        tool_m = tuple(float(v) for v in self._arm.fk(self._arm.home)[-1])
+        tool_m = _point(self._arm.fk(self._arm.home)[-1])
         self._dragging = False
         self._gizmo = scene.add_transform_controls(
             GIZMO, scale=_GIZMO_SCALE_M, position=tool_m, disable_rotations=not orientation,
@@ -113,9 +113,8 @@ class WebPage:
         self._dragging = event.phase != 'end'
         if event.phase == 'start':
             return
-        position = tuple(float(v) for v in event.target.position)
-        wxyz = tuple(float(v) for v in event.target.wxyz)
-        self._actions.send_target(position, wxyz)
+        w, x, y, z = (float(v) for v in event.target.wxyz)
+        self._actions.send_target(_point(event.target.position), (w, x, y, z))
 
     def show_joint_states(self, angles_by_name: Mapping[str, float]) -> None:
         """Pose the drawn arm [rad by joint name]; joints not given keep their angle."""
@@ -155,7 +154,9 @@ class WebPage:
 
     def show_attached(self, attached: bool) -> None:
         """Tick (or clear) the attach box as the driver reports its servos."""
-        self._attached.value = attached
+        # viser's documented way to set an input; mypy sees the property as read-only because
+        # viser defines its setter apart from its getter (viser 1.1).
+        self._attached.value = attached  # type: ignore[misc]
 
     def show_reply(self, text: str) -> None:
         """Show the answer to the last button (a service reply, a refusal, a saved file)."""
@@ -203,7 +204,12 @@ class WebPage:
         return int(round(calibration.pulse_us(self._angles[self._servo.value])))
 
     async def _on_servo_chosen(self, event: viser.GuiEvent) -> None:
-        self._pulse.value = min(max(self._current_pulse(), self._pulse.min), self._pulse.max)
+        # The bounds are the whole microseconds the slider was built with (viser types them
+        # float): the clamped pulse stays an int.
+        pulse_us = round(min(max(self._current_pulse(), self._pulse.min), self._pulse.max))
+        # viser's documented way to set an input; mypy sees the property as read-only because
+        # viser defines its setter apart from its getter (viser 1.1).
+        self._pulse.value = pulse_us  # type: ignore[misc]
         self._marks.content = self._marks_text()
 
     async def _on_pulse(self, event: viser.GuiEvent) -> None:
@@ -249,6 +255,12 @@ def _frame_the_arm(client: viser.ClientHandle) -> None:
     """Point a new browser's camera at the arm from the front right, above."""
     client.camera.position = _CAMERA_POSITION_M
     client.camera.look_at = _CAMERA_LOOK_AT_M
+
+
+def _point(values: Sequence[float] | np.ndarray) -> Point:
+    """Return the 3-vector ``values`` (a tool point, a gizmo position) as floats."""
+    x, y, z = (float(v) for v in values)
+    return (x, y, z)
 
 
 def _us(value: Optional[float]) -> str:
