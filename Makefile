@@ -117,7 +117,7 @@ bench-publish: setup
 	$(PY) bench/run_all.py --publish
 
 # The quality gates `make test` enforces.
-lint: setup
+lint: typecheck
 	$(VENV)/bin/ruff check fabrik_ros test bench launch setup.py
 	$(VENV)/bin/pydocstyle --convention=pep257 --add-ignore=D100,D104,D105,D107 fabrik_ros
 

@@ -528,7 +528,6 @@ class ServoDriverNode(Node):
             self.get_logger().warning(f'on_shutdown {final.value} not confirmed: {error}')
         self._link.close()
 
-
     def _home_before_exit(self) -> None:
         """Move home as ~/home does and tick the move through (the timers no longer run).
 
