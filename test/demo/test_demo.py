@@ -50,8 +50,11 @@ def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_pat
     rejected = [i for i, row in enumerate(rows) if row['result'] == 'rejected']
     assert rejected, 'the sequence has rejected targets'
     for index in rejected:
-        assert rows[index]['board pins [us]'] == rows[index - 1]['board pins [us]'], (
-            'a rejected target leaves the board where it was')
+        now, before = ([int(p) for p in rows[i]['board pins [us]'].split()]
+                       for i in (index, index - 1))
+        # Pins measured in simavr round a width that sits on a half microsecond either way.
+        assert all(abs(a - b) <= 1 for a, b in zip(now, before, strict=True)), (
+            f'a rejected target leaves the board where it was: {before} -> {now}')
     assert f'{len(SEQUENCE)} steps' in result.stdout
     assert plot.stat().st_size > 10_000
     assert 'out of reach' in result.stderr and 'not finite' in result.stderr
