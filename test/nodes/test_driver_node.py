@@ -238,6 +238,9 @@ def _put_the_arm_at_pose_b(board):
         link.set_pulses(_pulses(POSE_B))
         link.enable(LAYOUT.enable_mask)
         link.sync(5.0)
+    # SSC-32U and Maestro acknowledge nothing: "synced" means written, so wait for the board.
+    assert board.wait_until(lambda b: list(b.positions()[:4]) == _pulses(POSE_B) and
+                            all(b.enabled[:4]), 5.0), 'the board never took pose B'
 
 
 @pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
