@@ -132,12 +132,14 @@ SUPERSEDE_MARGIN_S = 0.002
 MISSED_SHARE_OF_FRAME = 0.5
 SLOTTED_FRAME_MS = 20             # the board's default frame; any other is a SET_FRAME period
 FRAMES_MS = (SLOTTED_FRAME_MS, 5)
-# The link as servo_driver opens it at its shipped defaults (driver_node.py), and uncapped.
-DRIVER_CONTROL_RATE_HZ = 50.0     # servo_driver's control_rate_hz, its link's pulse-rate cap
+# The link capped at 50 Hz (how servo_driver opened it until it sent on arrival: a what-if
+# kept for comparison), and uncapped. The nodes' path opens it as the driver does today, with
+# no cap but the line's (LinkOptions.max_rate_hz = 0).
 LINK_SETTINGS = {
-    'driver_defaults': LinkOptions(max_rate_hz=DRIVER_CONTROL_RATE_HZ, poll_hz=10.0),
+    'capped_50hz': LinkOptions(max_rate_hz=50.0, poll_hz=10.0),
     'uncapped': LinkOptions(max_rate_hz=1000.0, poll_hz=10.0),
 }
+DRIVER_LINK_MAX_RATE_HZ = LinkOptions().max_rate_hz
 DRIVER_WATCHDOG = (1.0, WatchdogAction.HOLD)
 # The nodes as arm.launch.py starts them: its arm file, no parameter but the board's port.
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
@@ -500,7 +502,7 @@ def measure_nodes(elf: Path, rate_hz: float, budget: Budget) -> dict:
         received, pulses, clock = board.received, board.pulses(), board.clock()
     carrying = match_by_yaw(stamps, first, set_pulses_frames(received), sweep)
     found = analyse(stamps, carrying, pulses, channels=(sweep.channel,))
-    return {**figures(found, rate_hz, DRIVER_CONTROL_RATE_HZ, clock, realtime),
+    return {**figures(found, rate_hz, DRIVER_LINK_MAX_RATE_HZ, clock, realtime),
             'channel': sweep.channel, 'sweep_step_us': SWEEP_STEP_US}
 
 

@@ -94,7 +94,8 @@ def pin_table(results: dict) -> list[str]:
     for key, f in results['pin_latency']['runs'].items():
         firmware, path, _ = key.split('/')
         lat, flo = f['latency'], f['floor']
-        lines.append(f'| {firmware} | {path} ({f["link_max_rate_hz"]:.0f} Hz link cap) | '
+        cap = f'{f["link_max_rate_hz"]:.0f} Hz link cap' if f['link_max_rate_hz'] else 'line rate'
+        lines.append(f'| {firmware} | {path} ({cap}) | '
                      f'{f["rate_hz"]} Hz | {lat["p50_ms"]:.1f} / {lat["p99_ms"]:.1f} | '
                      f'{flo["p50_ms"]:.1f} / {flo["p99_ms"]:.1f} | '
                      f'{f["behind_floor_share"]:.1%} | '
