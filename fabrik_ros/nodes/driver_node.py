@@ -190,7 +190,7 @@ class ServoDriverNode(Node):
         return self.get_parameter(name).value
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
-        """Refuse unknown choices and unusable speed limits, naming the rule."""
+        """Refuse unusable speed limits, naming the rule (ros_parameters checks the choices)."""
         for parameter in parameters:
             reason = self._check(parameter)
             if reason:
@@ -204,8 +204,6 @@ class ServoDriverNode(Node):
 
     def _check(self, parameter: Parameter) -> str:
         name, value = parameter.name, parameter.value
-        if name in _CHOICES and value not in _CHOICES[name]:
-            return f'{name} = {value!r}, must be one of {_CHOICES[name]}'
         if name == 'max_speed_rad_s':
             values = list(value) if value is not None else []
             if len(values) != len(self._names) or not all(0.0 < v <= 100.0 for v in values):
