@@ -64,6 +64,9 @@ class WebViewNode(Node):
         self._point = self.create_publisher(PointStamped, 'target_point', _LATCHED)
         self._pose = self.create_publisher(PoseStamped, 'target_pose', _LATCHED)
         self._statuses = StatusBoard()
+        # What the user last asked of ~/enable, until the driver reports it (or refuses):
+        # reports published before the driver took the request must not flip the box back.
+        self._asked_enabled: Optional[bool] = None
         self.page = WebPage(self._arm, host=self._parameter('host'),
                             port=self._parameter('port'), actions=self,
                             calibration=self._calibration_session(),
@@ -136,7 +139,13 @@ class WebViewNode(Node):
         driver = self.resolve_service_name(self._parameter('driver')).lstrip('/')
         for status in statuses:
             if status.name == f'{driver}: servo board' and 'enabled' in status.values:
-                self.page.show_attached(status.values['enabled'] == 'True')
+                self._show_reported_enabled(status.values['enabled'] == 'True')
+
+    def _show_reported_enabled(self, enabled: bool) -> None:
+        if self._asked_enabled is not None and enabled != self._asked_enabled:
+            return
+        self._asked_enabled = None
+        self.page.show_attached(enabled)
 
     # -- from the page to the arm (PageActions; called from the page's threads) -------------
 
@@ -163,6 +172,7 @@ class WebViewNode(Node):
 
     def enable(self, attached: bool) -> None:
         """Call the driver's ~/enable and show its answer."""
+        self._asked_enabled = bool(attached)
         self._call(self._enable, SetBool.Request(data=bool(attached)))
 
     def jog(self, joint: str, pulse_us: float) -> None:
@@ -178,12 +188,15 @@ class WebViewNode(Node):
         if not client.service_is_ready():
             self.page.show_reply(f'{client.srv_name} is not available (is servo_driver '
                                  'running? parameter driver names it)')
+            self._asked_enabled = None
             return
         client.call_async(request).add_done_callback(
             lambda done: self._show_answer(client.srv_name, done))
 
     def _show_answer(self, service: str, done) -> None:
         error = done.exception()
+        if service == self._enable.srv_name and (error is not None or not done.result().success):
+            self._asked_enabled = None      # refused: the next report shows the truth again
         self.page.show_reply(f'{service}: {error or done.result().message}')
 
     def shutdown(self) -> None:

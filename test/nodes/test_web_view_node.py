@@ -6,6 +6,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PointStamped, PoseStamped
 import pytest
+from std_srvs.srv import SetBool
 
 from fabrik_ros.nodes.web_view_node import WebViewNode
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
@@ -88,3 +89,47 @@ def test_a_slider_range_that_is_no_range_stops_web_view_with_one_line(capfd):
               '-p', 'jog_range_us:=[2500.0, 500.0]'])
     assert exited.value.code == 1
     assert 'jog_range_us = [2500.0, 500.0], must be two pulse widths' in capfd.readouterr().err
+
+
+@pytest.mark.parametrize('accepted', [True, False])
+def test_a_report_older_than_the_users_click_does_not_flip_the_attach_box_back(
+        ros, arm_args, accepted):
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    probe = ros.probe()
+    publisher = probe.create_publisher(DiagnosticArray, '/diagnostics', 10)
+    requests = []
+
+    def driver_enable(request, response):
+        requests.append(request.data)
+        response.success, response.message = accepted, 'servos detached' if accepted else 'no'
+        return response
+
+    probe.create_service(SetBool, 'servo_driver/enable', driver_enable)
+    shown = []
+    show_status = node.page.show_status
+    node.page.show_status = lambda markdown: (shown.append(markdown), show_status(markdown))
+    replies = []
+    show_reply = node.page.show_reply
+    node.page.show_reply = lambda text: (replies.append(text), show_reply(text))
+    name = f'{ros.namespace.lstrip("/")}/servo_driver: servo board'
+
+    def report(enabled: str, message: str) -> None:
+        ros.spin_until(lambda: any(message in text for text in shown), timeout_s=10.0,
+                       what=f'the report {message!r}', during=lambda: publisher.publish(
+                           DiagnosticArray(status=[DiagnosticStatus(
+                               name=name, message=message,
+                               values=[KeyValue(key='enabled', value=enabled)])])))
+
+    ros.spin_until(node._enable.service_is_ready, timeout_s=10.0, what='~/enable')
+    node.page.show_attached(False)          # what the user's click does to the box
+    node.enable(False)
+    report('True', 'published before the driver took it')
+    assert not node.page.attached
+    ros.spin_until(lambda: replies, timeout_s=10.0, what="the driver's answer")
+    assert requests == [False]
+    report('True', 'after the answer')
+    assert node.page.attached is not accepted   # refused: the driver's state shows again
+    report('False', 'detached')
+    assert not node.page.attached
+    report('True', 'attached by someone else')
+    assert node.page.attached
