@@ -6,17 +6,15 @@ at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` 
 stops at a limit and the closest point in that plane is the answer.
 """
 
-import cmath
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass
 import math
 from typing import NamedTuple
 
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
-from fabrik_ros.kinematics.attempts import Attempts, sweep_directions
+from fabrik_ros.kinematics.attempts import Attempts
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.closed_form import closed_form
 from fabrik_ros.kinematics.elementwise import pick, rotation, Scalar, wrap
@@ -25,12 +23,10 @@ from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
 from fabrik_ros.kinematics.joint import Joint
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.reach_boundary import closest_pose
 from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
-SWEEP_DIRECTIONS = 24
-SWEEP_ITERATIONS = 8
-SWEEP_HALVINGS = 3
 DEFAULT_OPTIONS = SolverOptions()
 
 
@@ -155,24 +151,35 @@ class ArmIk:
                     side: int, tip_direction: complex | None) -> PlanarAnswer:
         """Try the start poses in turn until one reaches on the wanted side; return the best.
 
-        Starts: the seed, the arc bent to the wanted side, the arc bent the other way, the
-        grid pose whose tip lies near the target. If none will do and the target lies within
-        the chain's full reach, a sweep fixes the tool along directions round the circle and
-        solves the rest of the chain for each (FABRIK with a fixed last segment), then the
-        best pose seen starts one more free solve.
+        Starts: the seed, the arc bent to the wanted side, the arc bent the other way, the grid
+        pose whose tip lies near the target, the pose at the nearest point of the reach
+        boundary. A target the chain cannot reach (:class:`ReachRegion`, decided exactly once
+        the seed has not reached it) gets that boundary pose, the closest there is, at once.
         """
         attempts = Attempts(self.solver, self.planar, plane.target, side=side,
                             tip_direction=tip_direction)
-        chain = self.planar.chain
-        for start in self._starts(plane.target, seed_points, side):
-            attempts.run(start)
+        if seed_points is not None:
+            attempts.run(seed_points)
+        boundary = tip_direction is None and bool(self.planar.boundary_arcs)
+        if boundary and not attempts.done and not self.planar.reach_region.contains(
+                plane.target):
+            attempts.offer(self._boundary_pose(plane.target))
+            attempts.out_of_reach = True
+        for start in self._cold_starts(plane.target, seed_points, side):
             if attempts.done:
                 break
-        else:
-            if tip_direction is None and abs(plane.target - chain.base) <= chain.total_length:
-                self._sweep(attempts)
+            attempts.run(start)
+        if boundary and not attempts.done:
+            nearest = self._boundary_pose(plane.target)
+            attempts.offer(nearest)
+            attempts.run(nearest.points)
         assert attempts.best is not None
         return PlanarAnswer(plane, attempts.best, attempts.iterations)
+
+    def _boundary_pose(self, target: complex) -> ChainSolution[complex]:
+        """Return the pose at the reach boundary's point nearest ``target``."""
+        return closest_pose(self.planar.chain, self.planar.boundary_arcs, target,
+                            self.solver.options.tolerance_m)
 
     def quick(self, yaw: Joint | None, target: Vec3, *, bend: Bend,
               pole: Vec3 | None) -> tuple[Plane, list[float], complex] | None:
@@ -191,58 +198,21 @@ class ArmIk:
         found = closed_form(self.planar, plane.target, side, in_plane)
         return None if found is None else (plane, *found)
 
-    def _starts(self, target: complex, seed_points: Sequence[complex] | None,
-                side: int) -> Iterator[Sequence[complex]]:
-        """Yield start poses: the seed, the arcs (the wanted side first), a nearby grid pose."""
-        if seed_points is not None:
-            yield seed_points
+    def _cold_starts(self, target: complex, seed_points: Sequence[complex] | None,
+                     side: int) -> Iterator[Sequence[complex]]:
+        """Yield start poses: the arcs (the wanted side first), then a nearby grid pose."""
         first = side or (side_of(seed_points) if seed_points is not None else 0) or up_side(
             target - self.planar.chain.base)
         yield self.planar.arc_start(target, first)
         yield self.planar.arc_start(target, -first)
         yield self.planar.grid_start(target)
 
-    @cached_property
-    def _sweep_solver(self) -> FabrikSolver:
-        """Return the solver for sweep attempts: capped shorter, they only look for a start."""
-        options = self.solver.options
-        cap = min(SWEEP_ITERATIONS, options.max_iterations)
-        return FabrikSolver(replace(options, max_iterations=cap))
-
-    def _sweep(self, attempts: Attempts) -> None:
-        """Solve with the tool fixed along directions spreading out from the best pose's.
-
-        The sweep's best direction is then narrowed down by halving the step either side of
-        it, and the best pose seen starts a last free solve.
-        """
-        assert attempts.best is not None
-        start = attempts.best.points
-        tried = [(self._swept(attempts, start, d), d)
-                 for d in sweep_directions(attempts.best.directions[-1], SWEEP_DIRECTIONS)
-                 if not attempts.done]
-        step = 2.0 * math.pi / SWEEP_DIRECTIONS
-        error, direction = min(tried, key=lambda pair: pair[0])
-        for _ in range(SWEEP_HALVINGS):
-            step *= 0.5
-            for turned in (direction * cmath.rect(1.0, step), direction * cmath.rect(1.0, -step)):
-                if attempts.done:
-                    return
-                turned_error = self._swept(attempts, start, turned)
-                if turned_error < error:
-                    error, direction = turned_error, turned
-        if not attempts.done:
-            attempts.run(attempts.best.points)
-
-    def _swept(self, attempts: Attempts, start: Sequence[complex], direction: complex) -> float:
-        """Return the residual of one sweep attempt with the tool along ``direction``."""
-        return attempts.run(start, tip_direction=direction, solver=self._sweep_solver).error_m
-
 
 def solve_planar_chain(chain: Chain[complex], target: complex, *,
                        options: SolverOptions = DEFAULT_OPTIONS,
                        seed: Sequence[complex] | None = None, side: int = 0,
                        tip_direction: complex | None = None) -> ChainSolution[complex]:
-    """Solve any planar chain with the arm's start poses (seed, arcs, grid, tool sweep).
+    """Solve any planar chain with the arm's start poses (seed, reach boundary, arcs, grid).
 
     :param seed: joint positions to try first (the current pose)
     :param side: +1 / -1 to prefer the first inner joint left / right of the base-to-tip

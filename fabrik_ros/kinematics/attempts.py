@@ -1,25 +1,10 @@
 """Several FABRIK solves of one planar target, ranked: reached, on the wanted side, closest."""
 
-import cmath
-from collections.abc import Iterator, Sequence
-import math
+from collections.abc import Sequence
 
 from fabrik_ros.kinematics.fabrik import FabrikSolver
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
 from fabrik_ros.kinematics.results import ChainSolution
-
-
-def sweep_directions(around: complex, count: int) -> Iterator[complex]:
-    """Yield ``count`` unit directions round the circle, alternating out from ``around``.
-
-    >>> [round(cmath.phase(d), 3) for d in sweep_directions(1 + 0j, 4)]
-    [1.571, -1.571, 3.142, 0.0]
-    """
-    step = cmath.rect(1.0, 2.0 * math.pi / count)
-    for index in range(1, count):
-        turns = (index + 1) // 2 if index % 2 else -(index // 2)
-        yield around * step ** turns
-    yield around
 
 
 class Attempts:
@@ -40,26 +25,29 @@ class Attempts:
         self._tip_direction = tip_direction
         self.best: ChainSolution[complex] | None = None
         self.iterations = 0
+        self.out_of_reach = False
 
     @property
     def done(self) -> bool:
-        """Return True once the best answer reaches the target on the wanted side."""
-        return self.best is not None and self._rank(self.best)[:2] == (0, 0)
+        """Return True once the best answer reaches on the wanted side, or none can reach."""
+        return self.out_of_reach or (self.best is not None and self._rank(self.best)[:2] == (0, 0))
 
-    def run(self, start: Sequence[complex], *, tip_direction: complex | None = None,
-            solver: FabrikSolver | None = None) -> ChainSolution[complex]:
-        """Solve from ``start`` (the last bone fixed along ``tip_direction`` if given).
+    def run(self, start: Sequence[complex]) -> ChainSolution[complex]:
+        """Solve from ``start`` and offer the answer.
 
-        :param solver: a solver with other options for this attempt (default: the usual one)
         :return: this attempt's answer (check :attr:`done` for the overall verdict)
         """
-        solution = (solver or self._solver).solve(self._planar.chain, self._target, start=start,
-                                      tip_direction=tip_direction or self._tip_direction)
+        solution = self._solver.solve(self._planar.chain, self._target, start=start,
+                                      tip_direction=self._tip_direction)
         self.iterations += solution.iterations
+        self.offer(solution)
+        return solution
+
+    def offer(self, solution: ChainSolution[complex]) -> None:
+        """Keep ``solution`` if it ranks first (a reached one is also tried mirrored)."""
         self._offer(solution)
         if solution.reached and not self.done and self._tip_direction is None:
             self._offer_mirrored(solution)
-        return solution
 
     def _offer(self, solution: ChainSolution[complex]) -> None:
         if self.best is None or self._rank(solution) < self._rank(self.best):

@@ -6,7 +6,7 @@ Nothing here re-implements a step of the solver. The yaw planes, the closed-form
 functions the single-target solver calls, given arrays instead of single values. This module
 and its helpers keep only the per-row bookkeeping: which targets are still open, which attempt
 is best (batch_attempts.py, the ranking of attempts.py), the planes (batch_planes.py), the
-closed-form rows (batch_closed_form.py), the tool sweep (batch_sweep.py), and the work done.
+closed-form rows (batch_closed_form.py), and the work done.
 """
 
 from collections.abc import Callable
@@ -20,7 +20,7 @@ from fabrik_ros.kinematics.arm_ik import (
     PlanarAnswer,
     Plane,
 )
-from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS
+from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS, Solved
 from fabrik_ros.kinematics.batch_closed_form import batch_closed_form
 from fabrik_ros.kinematics.batch_planes import (
     candidate_yaws,
@@ -28,14 +28,14 @@ from fabrik_ros.kinematics.batch_planes import (
     plane_bound,
     planes_of,
 )
-from fabrik_ros.kinematics.batch_sweep import sweep
-from fabrik_ros.kinematics.chain import planar_points
+from fabrik_ros.kinematics.chain import planar_points, planar_pose
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.fabrik import FabrikSolver
 from fabrik_ros.kinematics.joint import JointKind
 from fabrik_ros.kinematics.options import SolverOptions
 from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.reach_boundary import closest_on_table
 from fabrik_ros.kinematics.results import BatchIkResult
 
 if TYPE_CHECKING:
@@ -154,8 +154,9 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
     """Run the single-target solver's FABRIK attempts, each on the rows still open.
 
     Starts, in order: the seed, the arc bent to the wanted side (the seed's, else up), the arc
-    bent the other way, the grid pose near the target; then, for rows within full reach, the
-    tool sweep (:func:`sweep`).
+    bent the other way, the grid pose near the target, the nearest boundary pose. Rows out of
+    reach take the nearest boundary pose once the seed has not reached them, as
+    ArmIk.solve_plane does.
     """
     attempts = BatchAttempts(planar, goal, side, options)
     first = np.where(side != 0, side, up_side(goal - planar.chain.base))
@@ -163,6 +164,12 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
         seeded = side_of(seed_points)
         first = np.where(side != 0, side, np.where(seeded != 0, seeded, first))
         attempts.run(np.arange(len(goal)), seed_points)
+    boundary = bool(planar.boundary_arcs)
+    if boundary:
+        rows = attempts.open_rows()
+        rows = rows[~planar.reach_region.contains(goal[rows])]
+        offer_boundary_poses(attempts, planar, goal, rows)
+        attempts.out_of_reach[rows] = True
     starts: tuple[Callable[[np.ndarray], list[np.ndarray]], ...] = (
         lambda rows: planar.arc_start(goal[rows], first[rows]),
         lambda rows: planar.arc_start(goal[rows], -first[rows]),
@@ -173,10 +180,20 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
             return attempts
         attempts.run(rows, make(rows))
     rows = attempts.open_rows()
-    rows = rows[np.abs(goal[rows] - planar.chain.base) <= planar.chain.total_length]
-    if rows.size:
-        sweep(attempts, rows)
+    if boundary and rows.size:
+        attempts.run(rows, offer_boundary_poses(attempts, planar, goal, rows))
     return attempts
+
+
+def offer_boundary_poses(attempts: BatchAttempts, planar: PlanarArm, goal: np.ndarray,
+                         rows: np.ndarray) -> list[np.ndarray]:
+    """Offer ``rows`` the poses at their nearest boundary points; return those poses."""
+    angles = closest_on_table(planar.boundary_table, goal[rows])
+    pose = planar_pose(planar.chain, list(angles.T))
+    points, directions = ([np.broadcast_to(p, len(rows)) for p in part] for part in pose)
+    attempts.offer(rows, Solved(points, directions, np.abs(points[-1] - goal[rows]),
+                                np.zeros(len(rows), dtype=int)))
+    return points
 
 
 def seed_poses(arm: 'Arm', seeds: np.ndarray) -> list[np.ndarray]:

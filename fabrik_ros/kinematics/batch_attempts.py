@@ -4,7 +4,6 @@ from typing import Any
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import SWEEP_ITERATIONS
 from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.fabrik import (
     backward_pass,
@@ -32,11 +31,6 @@ class Solved:
         self.points, self.directions = points, directions
         self.error, self.iterations = error, iterations
 
-    def rows(self, picked: np.ndarray) -> 'Solved':
-        """Return the answers of the ``picked`` rows only."""
-        return Solved([p[picked] for p in self.points], [d[picked] for d in self.directions],
-                      self.error[picked], self.iterations[picked])
-
 
 class BatchAttempts:
     """The best attempt per target, ranked as attempts.Attempts ranks them.
@@ -57,32 +51,21 @@ class BatchAttempts:
         self.wrong_side = np.zeros(count, dtype=bool)
         self._tried = np.zeros(count, dtype=bool)
         self.iterations = np.zeros(count, dtype=int)
+        self.out_of_reach = np.zeros(count, dtype=bool)
 
     def open_rows(self) -> np.ndarray:
-        """Return the rows whose best answer does not yet reach on the wanted side."""
-        return np.flatnonzero(~(self.reached & ~self.wrong_side))
+        """Return the rows not yet settled (as attempts.Attempts.done tells)."""
+        return np.flatnonzero(self.still_open(slice(None)))
 
-    def still_open(self, rows: np.ndarray) -> np.ndarray:
+    def still_open(self, rows: np.ndarray | slice) -> np.ndarray:
         """Return, for each of ``rows``, True while its best answer is not settled."""
-        return np.asarray(~(self.reached[rows] & ~self.wrong_side[rows]))
+        settled = (self.reached[rows] & ~self.wrong_side[rows]) | self.out_of_reach[rows]
+        return np.asarray(~settled)
 
-    def run(self, rows: np.ndarray, starts: Rows, *, tips: np.ndarray | None = None,
-            swept: bool = False) -> np.ndarray:
-        """Solve ``rows`` from ``starts``; offer the answers; return their residuals [m].
-
-        :param tips: directions to fix the last bone along (one per row), or None
-        :param swept: cap the iterations as the sweep's solver does
-        """
-        return self.offer(rows, self.solve(rows, starts, tips, swept=swept))
-
-    def solve(self, rows: np.ndarray, starts: Rows, tips: np.ndarray | None, *,
-              swept: bool = True) -> 'Solved':
-        """Return the answers of ``rows`` from ``starts`` without offering them."""
-        cap = self._options.max_iterations
-        if swept:
-            cap = min(SWEEP_ITERATIONS, cap)
-        return Solved(*iterate(self._planar.chain, starts, self._goal[rows], self._options,
-                               tips=tips, cap=cap))
+    def run(self, rows: np.ndarray, starts: Rows) -> np.ndarray:
+        """Solve ``rows`` from ``starts``; offer the answers; return their residuals [m]."""
+        return self.offer(rows, Solved(*iterate(self._planar.chain, starts, self._goal[rows],
+                                                self._options)))
 
     def offer(self, rows: np.ndarray, solved: 'Solved') -> np.ndarray:
         """Count the work of ``solved`` (one answer per row) and keep what ranks better.
@@ -117,35 +100,34 @@ class BatchAttempts:
         self._tried[keep] = True
 
 
-def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray, options: SolverOptions,
-            *, tips: np.ndarray | None, cap: int) -> tuple[Rows, Rows, np.ndarray, np.ndarray]:
+def iterate(chain: Chain[complex], starts: Rows, targets: np.ndarray,
+            options: SolverOptions) -> tuple[Rows, Rows, np.ndarray, np.ndarray]:
     """Run FabrikSolver._iterate on every row: the same passes, best keeping and stall rule.
 
     :return: best poses, their bone directions, residuals [m] and iterations, per row
     """
     count = len(targets)
-    points, directions = _settled(backward_pass(chain, starts, tips), count)
+    points, directions = _settled(backward_pass(chain, starts, None), count)
     state = _Rows(points, [p.copy() for p in points], [d.copy() for d in directions],
                   np.abs(points[-1] - targets), np.zeros(count, dtype=int),
                   np.zeros(count, dtype=int))
     active = np.flatnonzero(state.best_error > options.tolerance_m)
+    cap = options.max_iterations
     for _ in range(cap):
         if active.size <= SCALAR_ROWS:
             break
-        active = _pass_pair(chain, targets, state, active, options,
-                            None if tips is None else tips[active])
+        active = _pass_pair(chain, targets, state, active, options)
     for row in active[state.iterations[active] < cap]:
-        _finish_row(chain, targets[row], state, row, options,
-                    None if tips is None else complex(tips[row]), cap)
+        _finish_row(chain, targets[row], state, row, options)
     return state.best_points, state.best_directions, state.best_error, state.iterations
 
 
 def _pass_pair(chain: Chain[complex], targets: np.ndarray, state: '_Rows', active: np.ndarray,
-               options: SolverOptions, tip: np.ndarray | None) -> np.ndarray:
+               options: SolverOptions) -> np.ndarray:
     """Run one forward and backward pass on the ``active`` rows; return those still open."""
     state.iterations[active] += 1
-    moved = forward_pass(chain, [p[active] for p in state.points], targets[active], tip)
-    moved, turned = _settled(backward_pass(chain, moved, tip), active.size)
+    moved = forward_pass(chain, [p[active] for p in state.points], targets[active], None)
+    moved, turned = _settled(backward_pass(chain, moved, None), active.size)
     error = np.abs(moved[-1] - targets[active])
     improved, state.stalls[active] = progress(state.best_error[active], error,
                                               state.stalls[active], options.min_improvement_m)
@@ -171,15 +153,16 @@ class _Rows:
 
 
 def _finish_row(chain: Chain[complex], target: complex, state: _Rows, row: int,
-                options: SolverOptions, tip: complex | None, cap: int) -> None:
+                options: SolverOptions) -> None:
     """Run one row's remaining pass pairs with the single solver's loop (fabrik.iterate_from)."""
     best = BestPose([complex(p[row]) for p in state.best_points],
                     [complex(d[row]) for d in state.best_directions],
                     float(state.best_error[row]), int(state.stalls[row]))
     points = [complex(p[row]) for p in state.points]
     state.iterations[row], _ = iterate_from(chain, complex(target), points, best, options,
-                                            tip_direction=tip,
-                                            iterations=int(state.iterations[row]), cap=cap)
+                                            tip_direction=None,
+                                            iterations=int(state.iterations[row]),
+                                            cap=options.max_iterations)
     for saved, value in zip(state.best_points + state.best_directions,
                             best.points + best.directions, strict=True):
         saved[row] = value
@@ -188,6 +171,5 @@ def _finish_row(chain: Chain[complex], target: complex, state: _Rows, row: int,
 
 def _settled(passed: tuple[list[Any], list[Any]], count: int) -> tuple[Rows, Rows]:
     """Return a backward pass's points and directions as full arrays (the base is one value)."""
-    points, directions = passed
-    return ([np.array(np.broadcast_to(p, count), dtype=complex) for p in points],
-            [np.array(np.broadcast_to(d, count), dtype=complex) for d in directions])
+    return tuple([np.full(count, v, dtype=complex) if np.ndim(v) == 0 else v for v in part]
+                 for part in passed)  # type: ignore[return-value]

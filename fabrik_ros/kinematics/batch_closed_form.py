@@ -20,9 +20,9 @@ def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return which targets a closed-form pose answers, the pitch angles and the tool points.
 
-    The rows of :func:`closed_form.closed_form`: the even arc, then (three bones) the tool
-    triangles in candidate order, the first that fits per row; beyond reach, the stretched
-    pose where the limits allow it.
+    The rows of :func:`closed_form.closed_form`: the even arc, then (three bones, a target in
+    the reach region) the tool triangles in candidate order, the first that fits per row;
+    beyond reach, the stretched pose where the limits allow it.
     """
     in_plane = np.sqrt(tolerance_m ** 2 - np.minimum(off_plane, tolerance_m) ** 2)
     usable = (off_plane < tolerance_m) & (
@@ -33,6 +33,8 @@ def batch_closed_form(planar: PlanarArm, goal: np.ndarray, off_plane: np.ndarray
     found &= usable
     pitch = np.stack(np.broadcast_arrays(*arc), axis=1)
     left = np.flatnonzero(usable & ~found)
+    if len(planar.chain.lengths) == 3 and left.size:
+        left = left[planar.reach_region.contains(goal[left])]
     if len(planar.chain.lengths) == 3 and left.size:
         tool = np.asarray(sum(arc))
         tri, good, tri_tip = triangle_pick(planar, goal[left], tool[left], first_side[left],

@@ -129,12 +129,20 @@ def planar_points(chain: 'Chain[complex]', angles_rad: Sequence[Scalar]) -> tupl
     >>> [complex(round(p.real, 9), round(p.imag, 9)) for p in points]
     [0j, (1+0j), (1+1j)]
     """
+    return planar_pose(chain, angles_rad)[0]
+
+
+def planar_pose(chain: 'Chain[complex]',
+                angles_rad: Sequence[Scalar]) -> tuple[tuple[Scalar, ...], tuple[Scalar, ...]]:
+    """Return a planar chain's joint positions and bone directions for relative angles [rad]."""
     points = [chain.base]
+    directions = []
     direction = chain.base_direction
     for length, angle in zip(chain.lengths, angles_rad, strict=True):
         direction = direction * rotation(angle)
+        directions.append(direction)
         points.append(points[-1] + direction * length)
-    return tuple(points)
+    return tuple(points), tuple(directions)
 
 
 def planar_angles(chain: 'Chain[complex]', directions: Sequence[Scalar]) -> tuple[Scalar, ...]:

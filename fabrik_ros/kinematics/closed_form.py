@@ -3,8 +3,9 @@
 Most targets are met by the even arc of :meth:`PlanarArm.arc_angles`. For a three-bone chain
 the rest mostly are by fixing the last bone's direction: the wrist point follows, and the two
 inner bones close a triangle with the base, two elbow branches in closed form. Tool directions
-are tried spreading out from the arc's, the wanted elbow side first. Only a pose within every
-limit, on the wanted side and within tolerance counts; otherwise the solver runs FABRIK.
+are tried spreading out from the arc's, the wanted elbow side first, for targets the chain can
+reach (reach_boundary.ReachRegion). Only a pose within every limit, on the wanted side and
+within tolerance counts; otherwise the solver runs FABRIK.
 The single-target and the batch solver call these functions, so both try the same candidates
 in the same order (one value, or arrays with a row per target).
 """
@@ -104,7 +105,7 @@ def closed_form(planar: PlanarArm, target: complex, side: int,
     good, tip = fits(planar, angles, target, side, tolerance_m)
     if good:
         return angles, tip
-    if len(planar.chain.lengths) != 3:
+    if len(planar.chain.lengths) != 3 or not planar.reach_region.contains(target):
         return None
     for tool_rad, elbow in triangle_candidates(math.fsum(angles), first):
         angles, reachable = triangle_angles(planar.chain, target, tool_rad, elbow)

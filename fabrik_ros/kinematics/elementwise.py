@@ -41,6 +41,8 @@ def unit_or(vector: Scalar, fallback: Scalar) -> Scalar:
     length = abs(vector)
     if isinstance(length, np.ndarray):
         usable = length > TINY
+        if usable.all():
+            return vector / length
         return np.where(usable, vector / np.where(usable, length, 1.0), fallback)
     return vector / length if length > TINY else fallback
 

@@ -15,6 +15,13 @@ import numpy as np
 
 from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
 from fabrik_ros.kinematics.elementwise import interpolate, phase, pick, rotation, Scalar, unit_or
+from fabrik_ros.kinematics.reach_boundary import (
+    boundary_arcs,
+    boundary_table,
+    BoundaryArc,
+    BoundaryTable,
+    ReachRegion,
+)
 
 _TABLE_SIZE = 1000
 _ARC_SAMPLES = 512
@@ -94,6 +101,21 @@ class PlanarArm:
         shrinking = np.flatnonzero(np.diff(chords) >= 0.0)
         end = int(shrinking[0]) + 1 if shrinking.size else len(turns)
         return chords[:end][::-1].copy(), turns[:end][::-1].copy()
+
+    @cached_property
+    def boundary_arcs(self) -> list[BoundaryArc]:
+        """Return the arcs the reach boundary lies on (see :mod:`reach_boundary`)."""
+        return boundary_arcs(self.chain)
+
+    @cached_property
+    def reach_region(self) -> ReachRegion:
+        """Return the test of whether the tip can reach a point (see :mod:`reach_boundary`)."""
+        return ReachRegion(self.chain)
+
+    @cached_property
+    def boundary_table(self) -> BoundaryTable:
+        """Return :attr:`boundary_arcs` as arrays, for batches."""
+        return boundary_table(self.boundary_arcs)
 
     @cached_property
     def _arc_lists(self) -> tuple[list[float], list[float]]:

@@ -89,7 +89,8 @@ def test_unreachable_targets_land_on_the_closest_reachable_point(arm_4dof: Arm):
         result = arm_4dof.ik(target)
         assert not result.reached
         assert result.stop_reason is not StopReason.REACHED
-        assert result.residual_m <= best + 1e-3, (target, result.residual_m, best)
+        # Exact: the reference is a search, so it can only come out a little farther.
+        assert best - 1e-6 <= result.residual_m <= best + 1e-9, (target, result.residual_m, best)
         assert_within_limits(arm_4dof, result.angles_rad)
 
 

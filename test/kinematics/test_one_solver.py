@@ -53,8 +53,7 @@ def test_batch_iterations_stop_where_the_single_solver_stops(any_arm: Arm, monke
     planar, options = any_arm.planar, any_arm.options
     targets = planar_targets(any_arm, 150, seed=2)
     starts = planar.arc_start(targets, -up_side(targets - planar.chain.base))
-    points, directions, error, iterations = iterate(planar.chain, starts, targets, options,
-                                                    tips=None, cap=options.max_iterations)
+    points, directions, error, iterations = iterate(planar.chain, starts, targets, options)
     solver = FabrikSolver(options)
     for row, target in enumerate(targets):
         one = solver.solve(planar.chain, complex(target), start=row_of(starts, row))
