@@ -7,7 +7,8 @@ stops at a limit and the closest point in that plane is the answer.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 import math
 from typing import NamedTuple
 
@@ -28,6 +29,15 @@ from fabrik_ros.kinematics.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 DEFAULT_OPTIONS = SolverOptions()
+SEED_ITERATIONS = 10
+"""Cap on the seed's attempt: a seed near the answer gets there in a few pass pairs; one that
+does not is better left for the arcs bent on its side (a slow FABRIK crawl costs ~7 us a pass
+pair and ends where an arc start lands at once)."""
+
+
+def seed_options(options: SolverOptions) -> SolverOptions:
+    """Return ``options`` for the seed's attempt (the cap :data:`SEED_ITERATIONS`)."""
+    return replace(options, max_iterations=min(SEED_ITERATIONS, options.max_iterations))
 
 
 class Plane(NamedTuple):
@@ -159,7 +169,7 @@ class ArmIk:
         attempts = Attempts(self.solver, self.planar, plane.target, side=side,
                             tip_direction=tip_direction)
         if seed_points is not None:
-            attempts.run(seed_points)
+            attempts.run(seed_points, solver=self._seed_solver)
         boundary = tip_direction is None and bool(self.planar.boundary_arcs)
         if boundary and not attempts.done and not self.planar.reach_region.contains(
                 plane.target):
@@ -175,6 +185,10 @@ class ArmIk:
             attempts.run(nearest.points)
         assert attempts.best is not None
         return PlanarAnswer(plane, attempts.best, attempts.iterations)
+
+    @cached_property
+    def _seed_solver(self) -> FabrikSolver:
+        return FabrikSolver(seed_options(self.solver.options))
 
     def _boundary_pose(self, target: complex) -> ChainSolution[complex]:
         """Return the pose at the reach boundary's point nearest ``target``."""

@@ -32,13 +32,15 @@ class Attempts:
         """Return True once the best answer reaches on the wanted side, or none can reach."""
         return self.out_of_reach or (self.best is not None and self._rank(self.best)[:2] == (0, 0))
 
-    def run(self, start: Sequence[complex]) -> ChainSolution[complex]:
+    def run(self, start: Sequence[complex], *,
+            solver: FabrikSolver | None = None) -> ChainSolution[complex]:
         """Solve from ``start`` and offer the answer.
 
+        :param solver: a solver with other options for this attempt (default: the usual one)
         :return: this attempt's answer (check :attr:`done` for the overall verdict)
         """
-        solution = self._solver.solve(self._planar.chain, self._target, start=start,
-                                      tip_direction=self._tip_direction)
+        solution = (solver or self._solver).solve(self._planar.chain, self._target,
+                                                  start=start, tip_direction=self._tip_direction)
         self.iterations += solution.iterations
         self.offer(solution)
         return solution

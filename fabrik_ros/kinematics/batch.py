@@ -19,6 +19,7 @@ from fabrik_ros.kinematics.arm_ik import (
     bend_side,
     PlanarAnswer,
     Plane,
+    seed_options,
 )
 from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS, Solved
 from fabrik_ros.kinematics.batch_closed_form import batch_closed_form
@@ -163,7 +164,7 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
     if seed_points is not None:
         seeded = side_of(seed_points)
         first = np.where(side != 0, side, np.where(seeded != 0, seeded, first))
-        attempts.run(np.arange(len(goal)), seed_points)
+        attempts.run(np.arange(len(goal)), seed_points, options=seed_options(options))
     boundary = bool(planar.boundary_arcs)
     if boundary:
         rows = attempts.open_rows()

@@ -62,10 +62,14 @@ class BatchAttempts:
         settled = (self.reached[rows] & ~self.wrong_side[rows]) | self.out_of_reach[rows]
         return np.asarray(~settled)
 
-    def run(self, rows: np.ndarray, starts: Rows) -> np.ndarray:
-        """Solve ``rows`` from ``starts``; offer the answers; return their residuals [m]."""
+    def run(self, rows: np.ndarray, starts: Rows, *,
+            options: SolverOptions | None = None) -> np.ndarray:
+        """Solve ``rows`` from ``starts``; offer the answers; return their residuals [m].
+
+        :param options: other options for this attempt (default: the usual ones)
+        """
         return self.offer(rows, Solved(*iterate(self._planar.chain, starts, self._goal[rows],
-                                                self._options)))
+                                                options or self._options)))
 
     def offer(self, rows: np.ndarray, solved: 'Solved') -> np.ndarray:
         """Count the work of ``solved`` (one answer per row) and keep what ranks better.

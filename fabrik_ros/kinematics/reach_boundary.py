@@ -29,6 +29,8 @@ from fabrik_ros.kinematics.results import ChainSolution, StopReason
 _AT_MIN, _AT_MAX, _OUT, _BACK = range(4)
 _TOUCH_M = 1e-12
 _TOUCH_RAD = 1e-12
+_FEW_ROWS = 64
+"""Below this many targets, one at a time is quicker than numpy (its per-call cost)."""
 
 
 class BoundaryArc(NamedTuple):
@@ -228,6 +230,9 @@ class ReachRegion:
         >>> region.contains(1.9 + 0.1j), region.contains(0.5 + 0j)
         (True, False)
         """
+        if isinstance(target, np.ndarray) and target.size < _FEW_ROWS:
+            return np.array([self.contains(complex(t)) for t in target.reshape(-1)],
+                            dtype=bool).reshape(target.shape)
         chain = self._chain
         return self._contains(0, (target - chain.base) * chain.base_direction.conjugate())
 
