@@ -164,28 +164,26 @@ def closest_on_arcs(arcs: Sequence[BoundaryArc],
     return math.sqrt(max(0.0, squared)), arc, angle
 
 
-def _nearest_on(arc: BoundaryArc, target: complex) -> tuple[float, float]:
-    """Return the squared distance [m^2] and the pivot angle [rad] of arc's nearest point."""
+def _nearest_on(arc: BoundaryArc | BoundaryTable, target: Scalar) -> tuple[Scalar, Scalar]:
+    """Return the squared distance [m^2] and the pivot angle [rad] of arc's nearest point.
+
+    One arc and one target, or a table of arcs against a column of targets (a row each).
+    """
     spoke = target - arc.centre
     distance = abs(spoke)
-    offset = wrap(math.atan2(spoke.imag, spoke.real) - arc.phase0 - arc.mid)
-    turn = min(arc.half, max(-arc.half, offset))
+    offset = wrap(phase(spoke) - arc.phase0 - arc.mid)
+    turn = pick(offset > arc.half, arc.half, pick(offset < -arc.half, -arc.half, offset))
     return (distance * distance + arc.radius * arc.radius
-            - 2.0 * distance * arc.radius * math.cos(turn - offset)), arc.mid + turn
+            - 2.0 * distance * arc.radius * rotation(turn - offset).real), arc.mid + turn
 
 
 def closest_on_table(table: BoundaryTable, targets: np.ndarray) -> np.ndarray:
     """Return, per target, the joint angles [rad] of the nearest arc point (a row each)."""
-    spoke = targets[:, None] - table.centre[None, :]
-    distance = np.abs(spoke)
-    offset = wrap(np.angle(spoke) - table.phase0 - table.mid)
-    turn = np.clip(offset, -table.half, table.half)
-    squared = (distance * distance + table.radius * table.radius
-               - 2.0 * distance * table.radius * np.cos(turn - offset))
+    squared, pivot_angle = _nearest_on(table, targets[:, None])
     nearest = np.argmin(squared, axis=1)
     rows = np.arange(len(targets))
     angles: np.ndarray = table.angles[nearest].copy()
-    angles[rows, table.pivot[nearest]] = (table.mid + turn)[rows, nearest]
+    angles[rows, table.pivot[nearest]] = pivot_angle[rows, nearest]
     return angles
 
 
