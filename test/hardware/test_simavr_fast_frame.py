@@ -35,6 +35,16 @@ def periods(pulses: list[Pulse]) -> list[float]:
     return [b.rise_s - a.rise_s for a, b in zip(pulses, pulses[1:], strict=False)]
 
 
+def assert_widths(by_channel: dict[int, list[Pulse]], targets: list[int],
+                  period_s: float | None = None) -> None:
+    """Check every pulse of each channel has its target's width (and, if given, period)."""
+    for channel, pulses in by_channel.items():
+        widths = [p.width_us for p in pulses]
+        assert widths == pytest.approx([targets[channel]] * len(widths), abs=WIDTH_TOLERANCE_US)
+        if period_s is not None:
+            assert periods(pulses) == pytest.approx([period_s] * (len(pulses) - 1), abs=EDGE_S)
+
+
 def fast_pulses(board: SimavrBoard, host: FrameHost, period_us: int, channels: list[int],
                 count: int) -> dict[int, list[Pulse]]:
     """Switch to fast frames; return ``count`` pulses of each channel from the first one."""
@@ -54,12 +64,10 @@ def test_fast_frame_pulses_every_enabled_pin_together_every_period(board: Simavr
     assert ack(enable(host, 0b110111), Command.ENABLE)       # channel 3 detached
     pulses_after(board, 5, command_time_s(board, host), 1)
     by_channel = fast_pulses(board, host, 5000, [0, 1, 2, 4, 5], 40)
+    assert_widths(by_channel, targets, 0.005)
+    # One edge raises every pin: the same frames, the same rise times.
     rises = [p.rise_s for p in by_channel[0]]
-    for channel, pulses in by_channel.items():
-        widths = [p.width_us for p in pulses]
-        assert widths == pytest.approx([targets[channel]] * len(widths), abs=WIDTH_TOLERANCE_US)
-        assert periods(pulses) == pytest.approx([0.005] * (len(pulses) - 1), abs=EDGE_S)
-        # One edge raises every pin: the same frames, the same rise times.
+    for pulses in by_channel.values():
         assert [p.rise_s for p in pulses] == pytest.approx(rises, abs=EDGE_S)
     assert board.pulses(3) == []
 
@@ -73,10 +81,7 @@ def test_equal_widths_fall_together_and_close_ones_in_order(board: SimavrBoard,
     assert ack(set_pulses(host, targets), Command.SET_PULSES)
     assert ack(enable(host, 0b111111), Command.ENABLE)
     by_channel = fast_pulses(board, host, 2800, list(range(CHANNELS)), 60)
-    for channel, pulses in by_channel.items():
-        widths = [p.width_us for p in pulses]
-        assert widths == pytest.approx([targets[channel]] * len(widths), abs=WIDTH_TOLERANCE_US)
-        assert periods(pulses) == pytest.approx([0.0028] * (len(pulses) - 1), abs=EDGE_S)
+    assert_widths(by_channel, targets, 0.0028)
     for a, b in ((0, 2), (4, 5)):
         assert ([p.width_us for p in by_channel[a]] ==
                 pytest.approx([p.width_us for p in by_channel[b]], abs=TICK_S * 1e6))
@@ -92,9 +97,7 @@ def test_a_chain_of_widths_2us_apart_falls_one_by_one_within_the_bound(board: Si
     assert ack(set_pulses(host, targets), Command.SET_PULSES)
     assert ack(enable(host, 0b111111), Command.ENABLE)
     by_channel = fast_pulses(board, host, 4000, list(range(CHANNELS)), 30)
-    for channel, pulses in by_channel.items():
-        widths = [p.width_us for p in pulses]
-        assert widths == pytest.approx([targets[channel]] * len(widths), abs=WIDTH_TOLERANCE_US)
+    assert_widths(by_channel, targets)
     for wider, narrower in zip(range(CHANNELS - 1), range(1, CHANNELS), strict=True):
         assert all(p.width_us > q.width_us for p, q in
                    zip(by_channel[wider], by_channel[narrower], strict=True))
