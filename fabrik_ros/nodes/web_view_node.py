@@ -8,7 +8,7 @@ fabrik_ros does.
 """
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 import sys
 from typing import Optional
@@ -173,7 +173,11 @@ class WebViewNode(Node):
     def enable(self, attached: bool) -> None:
         """Call the driver's ~/enable and show its answer."""
         self._asked_enabled = bool(attached)
-        self._call(self._enable, SetBool.Request(data=bool(attached)))
+        self._call(self._enable, SetBool.Request(data=bool(attached)),
+                   on_refused=self._forget_asked_enabled)
+
+    def _forget_asked_enabled(self) -> None:
+        self._asked_enabled = None      # refused: the next report shows the truth again
 
     def jog(self, joint: str, pulse_us: float) -> None:
         """Publish one calibration jog of ``joint`` to ``pulse_us`` [µs]."""
@@ -184,19 +188,20 @@ class WebViewNode(Node):
         self._jog.publish(JointState())
         self.page.show_reply('jog ended: the arm goes home slowly')
 
-    def _call(self, client, request) -> None:
+    def _call(self, client, request, on_refused: Callable[[], None] = lambda: None) -> None:
+        """Call ``client``; show the answer; run ``on_refused`` unless the service succeeded."""
         if not client.service_is_ready():
             self.page.show_reply(f'{client.srv_name} is not available (is servo_driver '
                                  'running? parameter driver names it)')
-            self._asked_enabled = None
+            on_refused()
             return
         client.call_async(request).add_done_callback(
-            lambda done: self._show_answer(client.srv_name, done))
+            lambda done: self._show_answer(client.srv_name, done, on_refused))
 
-    def _show_answer(self, service: str, done) -> None:
+    def _show_answer(self, service: str, done, on_refused: Callable[[], None]) -> None:
         error = done.exception()
-        if service == self._enable.srv_name and (error is not None or not done.result().success):
-            self._asked_enabled = None      # refused: the next report shows the truth again
+        if error is not None or not done.result().success:
+            on_refused()
         self.page.show_reply(f'{service}: {error or done.result().message}')
 
     def shutdown(self) -> None:
