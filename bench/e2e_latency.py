@@ -43,7 +43,6 @@ isolate_ros()
 
 from board_timing import frames_from_chunks, pulse_of, TimedBoard  # noqa: E402
 from geometry_msgs.msg import PointStamped  # noqa: E402
-from node_main import EXECUTOR_VARIABLE  # noqa: E402
 from node_processes import (  # noqa: E402
     DriverSettings,
     Layout,
@@ -58,6 +57,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from target_matching import match_frames, staleness, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
+from fabrik_ros.nodes.executor import executor_kind, EXECUTOR_VARIABLE  # noqa: E402
 from fabrik_ros.servo_io import Protocol  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
@@ -345,7 +345,7 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
             exit_codes = rig.close()
     return {'layout': layout.value, 'protocol': protocol.value,
             'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud,
-            'executor': os.environ.get(EXECUTOR_VARIABLE, 'single'), 'node_niceness': niceness,
+            'executor': executor_kind().value, 'node_niceness': niceness,
             'instrument_realtime': instrument_realtime,
             # other processes compete for the cores: the 1-minute load average around the run
             'loadavg_1min': [load_before, os.getloadavg()[0]],
@@ -400,8 +400,9 @@ def main() -> None:
     parser.add_argument('--protocol', nargs='+', choices=protocols, default=protocols)
     parser.add_argument('--rates', nargs='+', type=int, default=RATES_HZ,
                         help='target rates [Hz]')
-    parser.add_argument('--executor', choices=['single', 'events'], default='single',
-                        help="the nodes' executor: as shipped, or rclpy's EventsExecutor")
+    parser.add_argument('--executor', choices=['single', 'events'],
+                        help="the nodes' executor (default: as shipped, the EventsExecutor "
+                             'where rclpy has it)')
     parser.add_argument('--nice', type=int, default=0,
                         help='nice value added to the node processes (e.g. -10)')
     parser.add_argument('--tuned', action='store_true',
@@ -415,7 +416,8 @@ def main() -> None:
     parser.add_argument('--plots', type=Path,
                         help='also draw e2e_latency.png (native) and e2e_rates.png here')
     args = parser.parse_args()
-    os.environ[EXECUTOR_VARIABLE] = args.executor      # read by node_main.py in the nodes
+    if args.executor:
+        os.environ[EXECUTOR_VARIABLE] = args.executor      # read by the nodes at start
     budget = QUICK if args.quick else Budget()
     budget = replace(budget, seconds_per_rate=args.seconds or budget.seconds_per_rate,
                      soak_s=args.soak or budget.soak_s)

@@ -14,7 +14,6 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path as PathMsg
 import numpy as np
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
@@ -22,6 +21,7 @@ from fabrik_ros.demo.pin_board import PinBoard
 from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
+from fabrik_ros.nodes.executor import make_executor
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.process.stop import StopRequest
 
@@ -98,7 +98,7 @@ class DemoSession:
         # The caller handles SIGINT and SIGTERM (``stop``): rclpy's handlers would raise
         # KeyboardInterrupt in the middle of the cleanup.
         rclpy.init(context=self._context, signal_handler_options=SignalHandlerOptions.NO)
-        self._executor = SingleThreadedExecutor(context=self._context)
+        self._executor = make_executor(self._context)
         speeds = ', '.join([str(max_speed_rad_s)] * len(arm.joints))
         # A namespace of its own, so that nothing else in the DDS domain can talk to it.
         namespace = f'fabrik_demo_{os.getpid()}'

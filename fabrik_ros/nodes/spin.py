@@ -23,13 +23,14 @@ from typing import Optional
 import rclpy
 from rclpy.context import Context
 from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 import rclpy.logging
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 import rclpy.utilities
 
+from fabrik_ros.nodes.executor import executor_kind, ExecutorKind, make_executor
 from fabrik_ros.process.stop import StopRequest
 
 # A bad arm config (ArmConfigError is a ValueError) or a refused parameter value: the node
@@ -75,12 +76,13 @@ def _run(make_nodes: Callable[[list[Node]], None], argv: list[str], prog: str,
          stop: StopRequest) -> None:
     try:
         _check_params_files(argv)
+        kind = _executor_kind()
         context = _init(argv)
     except StartupError as error:
         print(f'{prog}: cannot start: {error}', file=sys.stderr, flush=True)
         raise SystemExit(1) from None
     nodes: list[Node] = []
-    executor = SingleThreadedExecutor(context=context)
+    executor = make_executor(context, kind)
     try:
         make_nodes(nodes)
     except _STARTUP_ERRORS as error:
@@ -96,6 +98,14 @@ def _run(make_nodes: Callable[[list[Node]], None], argv: list[str], prog: str,
         pass
     finally:
         _clean_up(executor, nodes, context)
+
+
+def _executor_kind() -> ExecutorKind:
+    """Return the executor to spin the nodes with; a refused FABRIK_ROS_EXECUTOR stops here."""
+    try:
+        return executor_kind()
+    except ValueError as error:
+        raise StartupError(str(error)) from None
 
 
 def spin_until_shutdown(make_node: Callable[[], Node],
@@ -223,7 +233,7 @@ def _shipped_config() -> str:
     return os.path.normpath(os.path.join(share, 'config', 'arm_4dof.yaml'))
 
 
-def _clean_up(executor: SingleThreadedExecutor, nodes: list[Node], context: Context) -> None:
+def _clean_up(executor: Executor, nodes: list[Node], context: Context) -> None:
     """Leave each node's hardware in its final state, destroy the nodes, shut rclpy down."""
     for node in reversed(nodes):
         shutdown = getattr(node, 'shutdown', None)

@@ -7,8 +7,9 @@ import time
 from typing import Optional, TypeVar, Union
 
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+
+from fabrik_ros.nodes.executor import make_executor
 
 N = TypeVar('N', bound=Node)
 
@@ -30,7 +31,7 @@ class RosHarness:
         self.ros_args = ['-r', f'__ns:={self.namespace}']
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor = make_executor(self.context)
         self.nodes: list[Node] = []
 
     def add(self, node: N) -> N:

@@ -1,5 +1,6 @@
 """servo_driver against the simulated board on a real pty, in each protocol."""
 
+import functools
 import math
 import threading
 import time
@@ -310,6 +311,7 @@ def _record_senders(monkeypatch) -> list[tuple[str, list[int]]]:
     def traced(name: str):
         method = getattr(ServoDriverNode, name)
 
+        @functools.wraps(method)    # the same signature: an executor may pass a timer's info
         def callback(self, *args):
             running.name = name
             try:
