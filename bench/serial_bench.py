@@ -46,8 +46,9 @@ def command_bytes() -> dict:
     }
 
 
-def _line_limit_hz(name: str, sizes: dict) -> float:
-    return BAUD / 10.0 / (sizes['to_board'] + sizes['to_host'])
+def line_limit_hz(sizes: dict) -> float:
+    """Return the commands per second the line carries: each direction has its own wire."""
+    return BAUD / 10.0 / max(sizes['to_board'], sizes['to_host'])
 
 
 def max_rate(protocol_kind: Protocol, seconds: float, directory: str) -> dict:
@@ -122,7 +123,7 @@ def main() -> None:
     sizes = command_bytes()
     print(f'bytes per {CHANNELS}-servo command (to board / to host, line limit at {BAUD} baud)')
     for name, size in sizes.items():
-        size['line_limit_hz'] = _line_limit_hz(name, size)
+        size['line_limit_hz'] = line_limit_hz(size)
         print(f'  {name:55s} {size["to_board"]:3d} / {size["to_host"]:2d}  '
               f'{size["line_limit_hz"]:6.0f} Hz')
     with tempfile.TemporaryDirectory() as directory:

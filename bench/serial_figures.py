@@ -40,7 +40,7 @@ def run(*, quick: bool = False) -> dict:
             rate = serial_bench.max_rate(Protocol(kind), seconds, directory)
             out[kind] = {'command': size['command'], 'bytes_per_command': total,
                          'bytes_to_board': size['to_board'], 'bytes_to_host': size['to_host'],
-                         'line_limit_hz': serial_bench.BAUD / 10.0 / total,
+                         'line_limit_hz': serial_bench.line_limit_hz(size),
                          'max_rate_hz': rate['writes_per_s'],
                          'coalesced_fraction': rate['coalesced_fraction']}
         rtt = serial_bench.round_trip(seconds, directory, serial_bench.BAUD)

@@ -8,9 +8,12 @@ behind the same symlink, fall silent, and corrupt bytes, to exercise the link's 
 A pty has no baud rate: bytes move as fast as the kernel copies them. With ``baud`` set (the
 default, 115200) the board models the line instead: it takes in and sends out at most
 ``baud / 10`` bytes per second (11.52 bytes per ms), so a host that writes faster than a real
-line would carry is throttled as on hardware. A pty has no DTR line either, so the board cannot
-see the host open the port and reset itself; ``boot_delay_s`` models the Arduino bootloader
-after :meth:`SimBoard.start`, :meth:`SimBoard.replug` and :meth:`SimBoard.reset`.
+line would carry is throttled as on hardware. The two directions are independent, as on a UART:
+a chunk from the host is handed to the firmware once its last byte has arrived, and a reply
+reaches the host once its last byte has been sent, while the board goes on reading. A pty has
+no DTR line either, so the board cannot see the host open the port and reset itself;
+``boot_delay_s`` models the Arduino bootloader after :meth:`SimBoard.start`,
+:meth:`SimBoard.replug` and :meth:`SimBoard.reset`.
 
 ``cli.py`` (the ``sim_device`` command) runs one from the command line. Instruments (the
 reliability tests' tapped board, the latency benchmark's timed board) subclass it and override
@@ -18,6 +21,7 @@ its hooks, :meth:`SimBoard.on_plugged` to :meth:`SimBoard.on_thread_start`; noth
 the board is meant to be overridden.
 """
 
+from collections import deque
 from collections.abc import Callable
 import os
 import random
@@ -89,6 +93,10 @@ class SimBoard:
         self.boots = 0
         self._rx_free_at = 0.0
         self._tx_free_at = 0.0
+        # Bytes on the modelled line, each with when its last byte is through [s]; a board
+        # unplugged or reset loses them.
+        self._inbox: deque[tuple[float, bytes]] = deque()
+        self._outbox: deque[tuple[float, bytes]] = deque()
         self._boot_at = 0.0
         self._booted_at: Optional[float] = None
         self.firmware = self._new_firmware(self._new_model())
@@ -191,6 +199,8 @@ class SimBoard:
                     os.close(fd)
             self._master = self._slave = -1
             self._booted_at = None
+            self._inbox.clear()
+            self._outbox.clear()
             if self.link_path and os.path.islink(self.link_path):
                 os.unlink(self.link_path)
             self._cv.notify_all()
@@ -226,6 +236,8 @@ class SimBoard:
             if self.protocol is Protocol.NATIVE:
                 model.limits = list(self.firmware.model.limits)
             self.firmware = self._new_firmware(model)
+            self._inbox.clear()
+            self._outbox.clear()
 
     def _plug(self) -> None:
         master, slave = os.openpty()
@@ -307,17 +319,29 @@ class SimBoard:
             if actions:
                 continue
             readable = [self._wake_r] + ([master] if master >= 0 else [])
-            ready, _, _ = select.select(readable, [], [], _TICK_S)
+            ready, _, _ = select.select(readable, [], [], self._wait_s())
             if self._wake_r in ready:
                 os.read(self._wake_r, 64)
             self._step(master, master in ready)
+
+    def _wait_s(self) -> float:
+        """Return how long the board thread may wait for input: until bytes on the line are due."""
+        due = [queue[0][0] for queue in (self._inbox, self._outbox) if queue]
+        return min([_TICK_S] + [max(0.0, at - self._clock()) for at in due])
 
     def _step(self, master: int, readable: bool) -> None:
         self.on_step(master >= 0)
         if master < 0:
             return
         data = self._read(master) if readable else b''
-        arrived = self._line_in(data) if data else self._clock()
+        if data:
+            self._line_in(data)
+        for at, chunk in self._arrived() or [(self._clock(), b'')]:
+            self._take(master, chunk, at)
+        self._send_due(master)
+
+    def _take(self, master: int, data: bytes, arrived: float) -> None:
+        """Let the firmware run at ``arrived`` [s] and receive ``data``; queue its reply."""
         if data:
             byte_s = 10.0 / self.baud if self.baud else 0.0
             self.on_host_bytes(data, arrived - (len(data) - 1) * byte_s)
@@ -335,7 +359,7 @@ class SimBoard:
                     self.on_exchange(delivered, reply)
             self._cv.notify_all()
         if reply and not self.silent:
-            self._write(master, self.outgoing(self._corrupt(reply)))
+            self._line_out(self.outgoing(self._corrupt(reply)))
 
     def _boot(self, now: float) -> bytes:
         if now < self._boot_at:
@@ -352,29 +376,44 @@ class SimBoard:
         self.bytes_received += len(data)
         return data
 
-    def _line_in(self, data: bytes) -> float:
-        """Wait until ``data`` would have finished arriving on the modelled line; return when."""
+    def _line_in(self, data: bytes) -> None:
+        """Put bytes read from the host on the modelled line, behind those still arriving."""
+        self._rx_free_at = self._line_end(self._rx_free_at, data)
+        self._inbox.append((self._rx_free_at, data))
+
+    def _arrived(self) -> list[tuple[float, bytes]]:
+        """Take the chunks whose last byte has arrived, each with when it did [s]."""
+        now, taken = self._clock(), []
+        while self._inbox and self._inbox[0][0] <= now:
+            taken.append(self._inbox.popleft())
+        return taken
+
+    def _line_out(self, data: bytes) -> None:
+        """Put a reply on the modelled line; it reaches the host when its last byte is sent."""
+        self._tx_free_at = self._line_end(self._tx_free_at, data)
+        self._outbox.append((self._tx_free_at, data))
+
+    def _send_due(self, master: int) -> None:
+        """Write to the host the replies whose last byte has been sent by now.
+
+        A board fallen silent meanwhile sends nothing more, not even what it had begun.
+        """
+        now = self._clock()
+        while self._outbox and self._outbox[0][0] <= now:
+            _, data = self._outbox.popleft()
+            if self.silent:
+                continue
+            try:
+                self.bytes_sent += os.write(master, data)
+            except OSError:
+                pass            # host gone or its buffer full: the bytes are lost, as on a wire
+
+    def _line_end(self, free_at: float, data: bytes) -> float:
+        """Return when ``data`` is through a line that is free from ``free_at`` [s]."""
         now = self._clock()
         if not self.baud:
             return now
-        self._rx_free_at = max(self._rx_free_at, now) + len(data) * 10.0 / self.baud
-        self._sleep_until(self._rx_free_at)
-        return self._rx_free_at
-
-    def _write(self, master: int, data: bytes) -> None:
-        if self.baud:
-            now = self._clock()
-            self._tx_free_at = max(self._tx_free_at, now) + len(data) * 10.0 / self.baud
-            self._sleep_until(self._tx_free_at)
-        try:
-            self.bytes_sent += os.write(master, data)
-        except OSError:
-            pass            # host gone or its buffer full: the bytes are lost, as on a wire
-
-    def _sleep_until(self, at: float) -> None:
-        delay = at - self._clock()
-        if delay > 0:
-            time.sleep(delay)
+        return max(free_at, now) + len(data) * 10.0 / self.baud
 
     def _corrupt(self, data: bytes) -> bytes:
         if not self.corrupt_rate:

@@ -14,6 +14,7 @@ from fabrik_ros.nodes.executor import make_executor
 N = TypeVar('N', bound=Node)
 
 _SPIN_STEP_S = 0.02
+_DRAIN_S = 0.05
 
 
 class RosHarness:
@@ -61,11 +62,18 @@ class RosHarness:
             self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
 
     def destroy(self, node: Node) -> None:
-        """Call the node's shutdown() if it has one, as main() does, and destroy it."""
+        """Take the node off the executor, call its shutdown() as main() does, destroy it.
+
+        rclpy's EventsExecutor still runs the callbacks it queued for a node before its
+        removal: they run here, while the node is whole, not on a destroyed node later.
+        """
         self.nodes.remove(node)
+        self.executor.remove_node(node)
+        end = time.monotonic() + _DRAIN_S
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=_SPIN_STEP_S)
         if hasattr(node, 'shutdown'):
             node.shutdown()
-        self.executor.remove_node(node)
         node.destroy_node()
 
     def ours(self, status) -> bool:
