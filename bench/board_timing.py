@@ -114,7 +114,9 @@ def pulse_of(frame: object, channel: int) -> Optional[int]:
     if isinstance(frame, Frame):
         if frame.cmd != Command.SET_PULSES or len(frame.payload) < 4:
             return None
-        count = (len(frame.payload) - 2) // 2
+        count = (len(frame.payload) - 2) // 2       # channels 0..count-1: the rest keep theirs
+        if channel >= count:
+            return None
         pulse = struct.unpack_from(f'<{count}H', frame.payload, 2)[channel]
         return pulse or None
     if isinstance(frame, ssc32.GroupMove):

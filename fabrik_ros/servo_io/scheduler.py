@@ -16,6 +16,10 @@ Rules, in order of priority:
 - Pulse commands go out as soon as the line is free: up to ``max_in_flight`` of them may
   await their acknowledgements (native SEQ numbers tell the answers apart), and at most
   ``max_rate_hz`` per second when that option is set (a board slower than its line).
+- A pulse command leaves out the channels whose target the board surely has: the one last
+  acknowledged (raw protocols: written), unless a command still on its way sets another.
+  Every ``FULL_PULSES_EVERY_S`` one carries every channel, so a command a raw line lost
+  unnoticed is made good.
 - One position read may be on its way beside them; when it falls due, no new pulse command
   starts until it has gone out, so reads are never starved.
 - An unanswered request is re-sent up to ``max_retries`` times (so is one refused with
@@ -42,6 +46,8 @@ from fabrik_ros.servo_io.protocols.dialect import (
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US, NackError, WatchdogAction
 
 PulseValue = tuple[tuple[int, ...], int]        # (pulses per channel [µs], move time [ms])
+# Longest time between two pulse commands that carry every channel [s].
+FULL_PULSES_EVERY_S = 0.5
 
 
 class Sharing(enum.Enum):
@@ -64,6 +70,7 @@ class Job:
     version: int = 0
     answers: list[Answer] = field(default_factory=list)
     written: int = 0                # transactions written so far (each after the previous one)
+    pulses: tuple[int, ...] = ()    # the targets a pulse command sets [µs]
 
     def waiting(self) -> bool:
         """Return True while the last written request has not been answered."""
@@ -119,6 +126,7 @@ class Scheduler:
         self.positions: Optional[Positions] = None
         self._applied_pulses: Optional[tuple[int, ...]] = None     # on the board
         self._applied_version = 0
+        self._full_pulses_s = 0.0       # when a pulse command last carried every channel
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -268,7 +276,9 @@ class Scheduler:
             self._next_pulse_s = now_s + 1.0 / self.options.max_rate_hz
         pulsing = self.board_mask & self.enable.value     # never start a channel here
         job = self._slot_job('pulses', self.pulses, Sharing.PULSES,
-                             self._dialect.pulses(pulses, move_ms, pulsing))
+                             self._dialect.pulses(pulses, move_ms, pulsing,
+                                                  self._board_pulses(now_s)))
+        job.pulses = pulses
         slot_done = job.done
 
         def done(answers: list[Answer], now_s: float) -> None:
@@ -280,6 +290,20 @@ class Scheduler:
         if not job.transactions:
             done([], now_s)
         return job
+
+    def _board_pulses(self, now_s: float) -> tuple[Optional[int], ...]:
+        """Return the target each channel surely has on the board [µs], None where in doubt.
+
+        Nothing is sure before the first acknowledged command, after a (re)connect, or when
+        a command carrying every channel is due (then the next one does).
+        """
+        applied = self._applied_pulses
+        if applied is None or now_s - self._full_pulses_s >= FULL_PULSES_EVERY_S:
+            self._full_pulses_s = now_s
+            return (None,) * self.channels
+        on_the_way = [job.pulses for job in self._jobs if job.sharing is Sharing.PULSES]
+        return tuple(pulse if all(other[ch] == pulse for other in on_the_way) else None
+                     for ch, pulse in enumerate(applied))
 
     def _pulses_may_go(self, now_s: float) -> bool:
         if not self.pulses.unsent() or now_s < self._next_pulse_s:

@@ -19,7 +19,7 @@ from fabrik_ros.boardsim.servo_model import ServoModel
 from fabrik_ros.boardsim.ssc32_board import Ssc32Firmware
 from fabrik_ros.servo_io import LinkLost, LinkOptions, Protocol
 from fabrik_ros.servo_io.link_stats import Counters
-from fabrik_ros.servo_io.protocols import native
+from fabrik_ros.servo_io.protocols import maestro, native
 from fabrik_ros.servo_io.protocols.dialect import Dialect
 from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
 from fabrik_ros.servo_io.protocols.native import Command, Frame, NackError
@@ -44,13 +44,16 @@ class Wire:
     """A scheduler, its dialect and a simulated firmware joined by a modelled line.
 
     ``answering`` False makes the board's answers vanish (it still acts on what it receives);
-    ``reply`` may replace the firmware's answer to a request (to inject a NACK or lose it).
+    ``losing`` True makes requests vanish before the board (counted in ``lost``); ``reply`` may
+    replace the firmware's answer to a request (to inject a NACK or lose it).
     """
 
     protocol: Protocol = Protocol.NATIVE
     options: LinkOptions = OPTIONS
     now: float = 0.0
     answering: bool = True
+    losing: bool = False
+    lost: int = 0
     reply: Callable[[bytes, bytes], bytes] = lambda request, answer: answer
     writes: list[tuple[float, bytes]] = field(default_factory=list)
     replies: list[tuple[float, bytes]] = field(default_factory=list)   # on their way back
@@ -84,6 +87,9 @@ class Wire:
     def _send(self, data: bytes) -> None:
         arrives = self.now + len(data) * BYTE_S      # (the line rule is checked, not assumed)
         self.writes.append((arrives, data))
+        if self.losing:
+            self.lost += 1
+            return
         answer = self.reply(data, self.firmware.receive(data, arrives))
         if answer and self.answering:
             self.replies.append((arrives + len(answer) * BYTE_S, answer))
@@ -306,9 +312,11 @@ def test_after_forget_board_everything_is_sent_again():
 
 
 EVENTS = st.lists(st.one_of(
-    st.tuples(st.just('pulses'), st.integers(1000, 2000)),
+    st.tuples(st.just('pulses'), st.tuples(st.integers(0, CHANNELS - 1),
+                                           st.integers(1000, 2000))),
     st.tuples(st.just('wait'), st.floats(0.0, 0.02)),
     st.tuples(st.just('deaf'), st.booleans()),
+    st.tuples(st.just('lose'), st.booleans()),
     st.tuples(st.just('enable'), st.integers(0, 15))), max_size=60)
 
 
@@ -321,11 +329,16 @@ def test_any_order_of_events_keeps_the_line_and_window_rules_and_ends_in_sync(
     wire.set_pulses((1500,) * 4)
     for kind, value in events:
         if kind == 'pulses':
-            wire.set_pulses((value,) * 4)
+            channel, pulse = value
+            pulses = list(wire.scheduler.pulses.value[0])
+            pulses[channel] = pulse
+            wire.set_pulses(tuple(pulses))
         elif kind == 'enable':
             wire.enable(value)
         elif kind == 'deaf':
             wire.answering = not value
+        elif kind == 'lose':
+            wire.losing = value
         wire.run_until(wire.now + (value if kind == 'wait' else 0.0))
         assert wire.scheduler.in_flight() <= window + 1     # pulses, and one position read
         assert wire.scheduler.wake_at(wire.now) > wire.now or \
@@ -333,9 +346,82 @@ def test_any_order_of_events_keeps_the_line_and_window_rules_and_ends_in_sync(
     starts = [at - len(data) * BYTE_S for at, data in wire.writes]
     ends = [at for at, _ in wire.writes]
     assert all(start >= end - 1e-12 for start, end in zip(starts[1:], ends, strict=False))
-    wire.answering = True
+    wire.answering, wire.losing = True, False
     wire.run_until(wire.now + 1.0)
     scheduler = wire.scheduler
     assert not scheduler.pulses.dirty() and not scheduler.enable.dirty()
-    assert wire.firmware.model.target(0) == scheduler.pulses.value[0][0] or \
-        not scheduler.enable.value & 1 and protocol is not Protocol.NATIVE
+    if protocol is Protocol.NATIVE or not wire.lost:    # a raw line cannot tell a loss
+        pulsing = scheduler.enable.value if protocol is not Protocol.NATIVE else 0b1111
+        board = [wire.firmware.model.target(ch) for ch in range(CHANNELS)]
+        wanted = scheduler.pulses.value[0]
+        assert [board[ch] for ch in range(CHANNELS) if pulsing >> ch & 1] == \
+            [wanted[ch] for ch in range(CHANNELS) if pulsing >> ch & 1], 'the board has them all'
+
+
+def _pulse_counts(wire: Wire) -> list[int]:
+    """Return how many channels each SET_PULSES written so far carries."""
+    return [(len(f.payload) - 2) // 2 for f in wire.frames() if f.cmd == Command.SET_PULSES]
+
+
+def test_a_command_carries_channels_up_to_the_last_whose_target_the_board_lacks():
+    wire = Wire()
+    for pulses in [(1500,) * 4, (1510, 1500, 1500, 1500), (1510, 1500, 1520, 1500),
+                   (1510, 1500, 1520, 1500)]:
+        wire.set_pulses(pulses)
+        wire.run_until(wire.now + 0.01)
+    assert _pulse_counts(wire) == [4, 1, 3], 'a command that changes nothing sends nothing'
+    assert [wire.firmware.model.target(ch) for ch in range(4)] == [1510, 1500, 1520, 1500]
+
+
+def test_a_channel_an_unanswered_command_sets_goes_out_again_with_the_next():
+    """Its command may never have reached the board: only acknowledged targets are sure."""
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.run_until(0.01)
+    wire.answering = False
+    wire.set_pulses((1500, 1600, 1500, 1500))
+    wire.step()
+    wire.now += _frame_s()
+    wire.set_pulses((1510, 1600, 1500, 1500))
+    wire.step()
+    assert _pulse_counts(wire) == [4, 2, 2]
+    assert wire.pulse_frames()[-1][:2] == (1510, 1600)
+
+
+def test_a_channel_back_at_its_acknowledged_target_is_sent_while_a_command_moves_it_away():
+    """The board takes the command on its way first: left out, the channel would stay there."""
+    wire = Wire()
+    wire.set_pulses((1500,) * 4)
+    wire.run_until(0.01)
+    wire.set_pulses((1500, 1600, 1500, 1500))
+    wire.step()
+    wire.now += _frame_s()
+    wire.set_pulses((1510, 1500, 1500, 1500))
+    wire.run_until(wire.now + 0.01)
+    assert _pulse_counts(wire) == [4, 2, 2]
+    assert [wire.firmware.model.target(ch) for ch in range(4)] == [1510, 1500, 1500, 1500]
+
+
+def test_every_half_second_a_command_carries_every_channel():
+    wire = Wire()
+    for step in range(80):      # 0.8 s of commands that move channel 0 only
+        wire.set_pulses((1500 + step, 1500, 1500, 1500))
+        wire.run_until(wire.now + 0.01)
+    assert _pulse_counts(wire).count(4) == 2 and _pulse_counts(wire).count(1) == 78
+
+
+@pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
+def test_unacknowledged_protocols_send_only_the_channels_that_move(protocol):
+    wire = Wire(protocol)
+    wire.set_pulses((1500,) * 4)
+    wire.enable(0b1111)
+    wire.run_until(0.01)
+    wire.set_pulses((1500, 1500, 1520, 1500))
+    before = len(wire.writes)
+    wire.run_until(0.02)
+    [(_, data)] = wire.writes[before:]
+    if protocol is Protocol.SSC32:
+        assert data.startswith(b'#2P1520T') and data.count(b'#') == 1
+    else:
+        assert data == maestro.encode_set_target(2, 1520)
+    assert [wire.firmware.model.target(ch) for ch in range(4)] == [1500, 1500, 1520, 1500]

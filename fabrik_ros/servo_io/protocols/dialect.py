@@ -107,9 +107,13 @@ class Dialect(abc.ABC):
         """Return the identity in the handshake answer, or None if it is not one."""
 
     @abc.abstractmethod
-    def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> list[Transaction]:
-        """Return the requests that set the targets (0 = leave unchanged)."""
+    def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
+               board_us: Sequence[Optional[int]]) -> list[Transaction]:
+        """Return the requests that set the targets (0 = leave unchanged).
+
+        :param board_us: the target each channel surely has on the board already (None =
+            in doubt): a channel at its target there may be left out, none if all are
+        """
 
     @abc.abstractmethod
     def enable(self, mask: int, previous_mask: int,

@@ -62,11 +62,16 @@ class MaestroDialect(RawDialect):
         self._targets[channel] = pulse_us
         return data + maestro.encode_set_target(channel, pulse_us)
 
-    def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> list[Transaction]:
-        """Return one write with the targets (and changed speeds) of enabled channels."""
+    def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
+               board_us: Sequence[Optional[int]]) -> list[Transaction]:
+        """Return one write with the targets (and changed speeds) of enabled channels.
+
+        A channel already at its target on the board is left out: it goes on with the move
+        it has.
+        """
         data = b''.join(self._target(ch, pulses_us[ch], move_ms / 1000.0)
-                        for ch in mask_channels(enabled_mask, self.channels) if pulses_us[ch])
+                        for ch in mask_channels(enabled_mask, self.channels)
+                        if pulses_us[ch] and pulses_us[ch] != board_us[ch])
         return [Transaction(data, AnswerKind.NONE)] if data else []
 
     def enable(self, mask: int, previous_mask: int,

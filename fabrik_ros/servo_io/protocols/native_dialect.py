@@ -97,11 +97,18 @@ class NativeDialect(Dialect):
         """Parse the PING reply."""
         return native.parse_board_info(answer.data)
 
-    def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> list[Transaction]:
-        """Return one SET_PULSES for every channel (the board keeps detached ones' targets)."""
+    def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
+               board_us: Sequence[Optional[int]]) -> list[Transaction]:
+        """Return one SET_PULSES up to the last channel the board lacks the target of.
+
+        The channels after it keep their targets and share the move's clock, as they would if
+        sent (PROTOCOL.md); detached channels keep theirs too.
+        """
+        lacking = [ch for ch, pulse in enumerate(pulses_us) if pulse and pulse != board_us[ch]]
+        if not lacking:
+            return []
         return [self._request(Command.SET_PULSES, native.encode_set_pulses,
-                              list(pulses_us), move_ms)]
+                              list(pulses_us[:lacking[-1] + 1]), move_ms)]
 
     def enable(self, mask: int, previous_mask: int,
                pulses_us: Sequence[int]) -> list[Transaction]:

@@ -51,13 +51,18 @@ class Ssc32Dialect(RawDialect):
         text = answer.data.decode('ascii', 'replace').strip()
         return BoardInfo(0, self.channels, text) if text else None
 
-    def pulses(self, pulses_us: Sequence[int], move_ms: int,
-               enabled_mask: int) -> list[Transaction]:
-        """Return at most two group moves: unpositioned channels without T, the rest with T."""
+    def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
+               board_us: Sequence[Optional[int]]) -> list[Transaction]:
+        """Return at most two group moves: unpositioned channels without T, the rest with T.
+
+        A positioned channel already at its target on the board is left out: it goes on with
+        the move it has.
+        """
         moving = {ch: pulses_us[ch] for ch in mask_channels(enabled_mask, self.channels)
                   if pulses_us[ch]}
         first = {ch: pulse for ch, pulse in moving.items() if ch not in self._positioned}
-        timed = {ch: pulse for ch, pulse in moving.items() if ch in self._positioned}
+        timed = {ch: pulse for ch, pulse in moving.items()
+                 if ch in self._positioned and pulse != board_us[ch]}
         transactions = []
         if first:
             transactions.append(_send(ssc32.encode_group_move(first)))
