@@ -18,8 +18,8 @@ Rules, in order of priority:
   ``max_rate_hz`` per second when that option is set (a board slower than its line).
 - A pulse command leaves out the channels whose target the board surely has: the one last
   acknowledged (raw protocols: written), unless a command still on its way sets another.
-  Every ``FULL_PULSES_EVERY_S`` one carries every channel, so a command a raw line lost
-  unnoticed is made good.
+  Without acknowledgements, one carries every channel at least every ``FULL_PULSES_EVERY_S``,
+  so a write the line lost unnoticed is made good.
 - One position read may be on its way beside them; when it falls due, no new pulse command
   starts until it has gone out, so reads are never starved.
 - An unanswered request is re-sent up to ``max_retries`` times (so is one refused with
@@ -46,8 +46,9 @@ from fabrik_ros.servo_io.protocols.dialect import (
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US, NackError, WatchdogAction
 
 PulseValue = tuple[tuple[int, ...], int]        # (pulses per channel [µs], move time [ms])
-# Longest time between two pulse commands that carry every channel [s].
-FULL_PULSES_EVERY_S = 0.5
+# Longest time between two pulse commands that carry every channel, where nothing is
+# acknowledged [s].
+FULL_PULSES_EVERY_S = 1.0
 
 
 class Sharing(enum.Enum):
@@ -294,11 +295,13 @@ class Scheduler:
     def _board_pulses(self, now_s: float) -> tuple[Optional[int], ...]:
         """Return the target each channel surely has on the board [µs], None where in doubt.
 
-        Nothing is sure before the first acknowledged command, after a (re)connect, or when
-        a command carrying every channel is due (then the next one does).
+        Nothing is sure before the first acknowledged command, after a (re)connect, or, on an
+        unacknowledged protocol, when a command carrying every channel is due.
         """
         applied = self._applied_pulses
-        if applied is None or now_s - self._full_pulses_s >= FULL_PULSES_EVERY_S:
+        refresh = (not self._dialect.capabilities.acknowledged
+                   and now_s - self._full_pulses_s >= FULL_PULSES_EVERY_S)
+        if applied is None or refresh:
             self._full_pulses_s = now_s
             return (None,) * self.channels
         on_the_way = [job.pulses for job in self._jobs if job.sharing is Sharing.PULSES]
