@@ -14,6 +14,7 @@ Every console script that runs nodes goes through :func:`run_nodes`, so they all
 """
 
 from collections.abc import Callable, Sequence
+import gc
 import os
 import re
 import sys
@@ -89,6 +90,9 @@ def _run(make_nodes: Callable[[list[Node]], None], argv: list[str], prog: str,
         rclpy.logging.get_logger(prog).fatal(f'cannot start: {error}')
         _clean_up(executor, nodes, context)
         raise SystemExit(1) from None
+    # Everything built so far lives as long as the process; frozen, a full garbage collection
+    # no longer walks it, which paused the executor for milliseconds under a target stream.
+    gc.freeze()
     try:
         for node in nodes:
             executor.add_node(node)
@@ -98,6 +102,7 @@ def _run(make_nodes: Callable[[list[Node]], None], argv: list[str], prog: str,
         pass
     finally:
         _clean_up(executor, nodes, context)
+        gc.unfreeze()
 
 
 def _executor_kind() -> ExecutorKind:

@@ -1,5 +1,6 @@
 """The executables' main(): a clear one-line refusal of bad config, a clean external stop."""
 
+import gc
 import threading
 
 import pytest
@@ -7,6 +8,7 @@ import rclpy
 
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.nodes import driver_node, ik_node
+from fabrik_ros.nodes.spin import run_nodes
 from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import ARM_CONFIG
 
@@ -35,3 +37,17 @@ def test_an_external_shutdown_leaves_the_servos_in_the_configured_final_state(tm
             runner.join(10.0)
         assert not runner.is_alive()
         assert not any(board.enabled)
+
+
+def test_the_objects_built_before_spinning_are_frozen_out_of_garbage_collection():
+    """A full collection walking them paused the executor for ms under a target stream."""
+    seen: list[int] = []
+
+    def make_nodes(nodes):
+        node = rclpy.create_node('freeze_probe')
+        node.create_timer(0.01, lambda: (seen.append(gc.get_freeze_count()), rclpy.shutdown()))
+        nodes.append(node)
+
+    run_nodes(make_nodes, ['freeze_probe'], prog='freeze_probe', description='probe')
+    assert seen and seen[0] > 1000
+    assert gc.get_freeze_count() == 0, 'thawed again once the nodes are gone'
