@@ -3,8 +3,8 @@
 The SingleThreadedExecutor rebuilds its wait set and walks every entity in Python on each
 wake-up; at 500 targets a second that costs fabrik_ik and servo_driver about half their CPU
 and most of a target's latency (README, Performance: the executor row of the step table).
-The EventsExecutor (``rclpy.experimental``, ROS 2 Kilted and later) does that work in C++.
-Older rclpy (Humble, Jazzy) has none, and the nodes run on the SingleThreadedExecutor there.
+The EventsExecutor (``rclpy.experimental``, ROS 2 Jazzy and later) does that work in C++.
+Humble's rclpy has none, and the nodes run on the SingleThreadedExecutor there.
 
 ``FABRIK_ROS_EXECUTOR=single`` keeps the SingleThreadedExecutor where both exist (for a
 fault in the newer one); ``events`` insists on the EventsExecutor and fails where it is
@@ -30,7 +30,7 @@ class ExecutorKind(enum.Enum):
 
 
 def events_executor_available() -> bool:
-    """Return True if this rclpy has the EventsExecutor (Kilted and later)."""
+    """Return True if this rclpy has the EventsExecutor (Jazzy and later)."""
     try:
         from rclpy.experimental import EventsExecutor  # noqa: F401
     except ImportError:
@@ -55,7 +55,7 @@ def executor_kind(environ: Optional[Mapping[str, str]] = None) -> ExecutorKind:
                          'the EventsExecutor where rclpy has it)') from None
     if kind is ExecutorKind.EVENTS and not events_executor_available():
         raise ValueError(f'{EXECUTOR_VARIABLE} = {value!r}, but this rclpy has no '
-                         'EventsExecutor (rclpy.experimental, ROS 2 Kilted and later): '
+                         'EventsExecutor (rclpy.experimental, ROS 2 Jazzy and later): '
                          'unset it or use single')
     return kind
 
