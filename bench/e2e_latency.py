@@ -69,6 +69,7 @@ RATES_HZ = (50, 200, 500)
 SOAK_RATE_HZ = 500
 START_TIMEOUT_S = 30.0
 DRAIN_S = 0.2
+SETTLED_S = 0.2       # no new board target for this long: the arm has arrived
 
 
 @dataclass(frozen=True)
@@ -143,9 +144,9 @@ class Rig:
     def __init__(self, layout: Layout, directory: Path, *, protocol: Protocol = Protocol.NATIVE,
                  tuned: bool = False, baud: int = BAUD, probe: bool = False,
                  realtime: bool = True, profile_dir: Optional[Path] = None,
-                 niceness: int = 0) -> None:
+                 niceness: int = 0, bob_m: float = 0.0) -> None:
         self.arm = load_arm(CONFIG)
-        self.sweep = YawSweep(self.arm)
+        self.sweep = YawSweep(self.arm, bob_m=bob_m)
         self.sweep.check()
         self.points = self.sweep.points()
         self.protocol = protocol
@@ -234,6 +235,13 @@ class Rig:
                                      0.1):
                 break
             self._check_alive(deadline, 'a first target to reach the board')
+        # The pitch joints come from the home pose at the speed limit (about a second): a
+        # step of theirs would hold up the yaw's in the first measured targets.
+        settled = self.board.targets()
+        while self.board.wait_until(lambda b, before=settled: b.targets() != before,
+                                    SETTLED_S):
+            settled = self.board.targets()
+            self._check_alive(deadline, 'the arm to arrive at the first target')
 
     def _check_alive(self, deadline: float, what: str) -> None:
         dead = [p.name for p in self.processes if not p.alive()]
@@ -325,15 +333,18 @@ class RssSampler:
 def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Protocol.NATIVE,
                    rates_hz=RATES_HZ, tuned: bool = False, baud: int = BAUD,
                    probe: bool = False, realtime: bool = True,
-                   profile_dir: Optional[Path] = None, niceness: int = 0) -> dict:
+                   profile_dir: Optional[Path] = None, niceness: int = 0,
+                   bob_m: float = 0.0) -> dict:
     """Run every rate and the soak on one layout and protocol; return figures and latencies.
 
     :param tuned: run the driver with the former benchmark tuning instead of the defaults
+    :param bob_m: the sweep's vertical wave (target_matching.YawSweep): > 0 moves every joint
     """
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as directory:
         rig = Rig(layout, Path(directory), protocol=protocol, tuned=tuned, baud=baud,
-                  probe=probe, realtime=realtime, profile_dir=profile_dir, niceness=niceness)
+                  probe=probe, realtime=realtime, profile_dir=profile_dir, niceness=niceness,
+                  bob_m=bob_m)
         try:
             rig.wait_ready()
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
@@ -344,7 +355,7 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
         finally:
             exit_codes = rig.close()
     return {'layout': layout.value, 'protocol': protocol.value,
-            'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud,
+            'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud, 'bob_m': bob_m,
             'executor': executor_kind().value, 'node_niceness': niceness,
             'instrument_realtime': instrument_realtime,
             # other processes compete for the cores: the 1-minute load average around the run
@@ -410,6 +421,9 @@ def main() -> None:
     parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
     parser.add_argument('--no-realtime', action='store_true',
                         help='run the board and publisher threads at normal priority')
+    parser.add_argument('--bob', type=float, default=0.0,
+                        help='vertical wave along the arc [m], so that every joint moves '
+                             '(e.g. 0.01); default 0: only the yaw moves')
     parser.add_argument('--probe', action='store_true',
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
@@ -428,7 +442,8 @@ def main() -> None:
             results[key] = measure_layout(layout, budget, protocol=protocol,
                                           rates_hz=tuple(args.rates), tuned=args.tuned,
                                           baud=args.baud, probe=args.probe,
-                                          realtime=not args.no_realtime, niceness=args.nice)
+                                          realtime=not args.no_realtime, niceness=args.nice,
+                                          bob_m=args.bob)
             print_layout(results[key])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')

@@ -36,6 +36,8 @@ class YawSweep:
     :param step_us: yaw pulse change between consecutive moving targets (even) [µs]
     :param per_ramp: moving targets on the way out (and as many on the way back)
     :param hold_every: every this many targets, one repeats the previous (0 = never)
+    :param bob_m: amplitude of a vertical wave along the arc (two per sweep period), so that
+        the pitch joints move with the yaw [m]; 0 = a level arc, on which only the yaw moves
     """
 
     arm: Arm
@@ -44,6 +46,7 @@ class YawSweep:
     step_us: int = 2
     per_ramp: int = 210
     hold_every: int = 4
+    bob_m: float = 0.0
 
     def __post_init__(self) -> None:
         """Refuse a hold pattern that does not fit a whole number of times into a period."""
@@ -76,12 +79,15 @@ class YawSweep:
         """Return the yaw pulse of target ``index`` [µs]."""
         home = float(self.arm.servo_map.to_pulses(self.arm.home).pulses_us[self.joint])
         low = round(home) - self.step_us * (self.per_ramp // 2)
-        moved = index - (index + 1) // self.hold_every if self.hold_every else index
-        phase = moved % (2 * self.per_ramp)
+        phase = self._moved(index) % (2 * self.per_ramp)
         if phase < self.per_ramp:
             return low + self.step_us * phase
         top = low + self.step_us * (self.per_ramp - 1) + self.step_us // 2
         return top - self.step_us * (phase - self.per_ramp)
+
+    def _moved(self, index: int) -> int:
+        """Return how many moving targets came before target ``index`` (holds repeat)."""
+        return index - (index + 1) // self.hold_every if self.hold_every else index
 
     def points(self) -> list[tuple[float, float, float]]:
         """Return the target point of each index in one period [m]."""
@@ -90,8 +96,9 @@ class YawSweep:
         for index in range(self.period):
             pulses[self.joint] = self.pulse(index)
             yaw = float(self.arm.servo_map.to_angles(pulses)[self.joint])
+            wave = math.sin(2.0 * math.pi * self._moved(index) / self.per_ramp)
             out.append((self.radius_m * math.cos(yaw), self.radius_m * math.sin(yaw),
-                        self.height_m))
+                        self.height_m + self.bob_m * wave))
         return out
 
     def check(self) -> None:
