@@ -282,12 +282,18 @@ def test_max_rate_caps_pulse_commands_for_a_slow_board():
     assert 10 <= len(wire.pulse_frames()) <= 11
 
 
-@pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
-def test_unacknowledged_protocols_write_at_line_rate_and_reach_the_latest(protocol):
+def _pulsing(protocol: Protocol) -> Wire:
+    """Return a wire whose board pulses every channel at 1500 µs."""
     wire = Wire(protocol)
     wire.set_pulses((1500,) * 4)
     wire.enable(0b1111)
     wire.run_until(0.01)
+    return wire
+
+
+@pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
+def test_unacknowledged_protocols_write_at_line_rate_and_reach_the_latest(protocol):
+    wire = _pulsing(protocol)
     sizes = []
     for step in range(100):
         wire.set_pulses((1500 + step,) * 4)
@@ -404,10 +410,7 @@ def test_a_channel_back_at_its_acknowledged_target_is_sent_while_a_command_moves
 
 @pytest.mark.parametrize('protocol', list(Protocol))
 def test_without_acknowledgements_a_command_carries_every_channel_every_second(protocol):
-    wire = Wire(protocol)
-    wire.set_pulses((1500,) * 4)
-    wire.enable(0b1111)
-    wire.run_until(0.01)
+    wire = _pulsing(protocol)
     before = len(wire.writes)
     for step in range(150):      # 1.5 s of commands that move channel 0 only
         wire.set_pulses((1501 + step, 1500, 1500, 1500))
@@ -419,10 +422,7 @@ def test_without_acknowledgements_a_command_carries_every_channel_every_second(p
 
 @pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
 def test_unacknowledged_protocols_send_only_the_channels_that_move(protocol):
-    wire = Wire(protocol)
-    wire.set_pulses((1500,) * 4)
-    wire.enable(0b1111)
-    wire.run_until(0.01)
+    wire = _pulsing(protocol)
     wire.set_pulses((1500, 1500, 1520, 1500))
     before = len(wire.writes)
     wire.run_until(0.02)
