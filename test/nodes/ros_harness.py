@@ -9,7 +9,7 @@ from typing import Optional, TypeVar, Union
 import rclpy
 from rclpy.node import Node
 
-from fabrik_ros.nodes.executor import make_executor
+from fabrik_ros.nodes.executor import ExecutorKind, make_executor
 
 N = TypeVar('N', bound=Node)
 
@@ -27,12 +27,13 @@ class RosHarness:
 
     _count = itertools.count()
 
-    def __init__(self) -> None:
+    def __init__(self, kind: Optional[ExecutorKind] = None) -> None:
+        """:param kind: the executor; by default the one the executables pick"""
         self.namespace = f'/test_{os.getpid()}_{next(self._count)}'
         self.ros_args = ['-r', f'__ns:={self.namespace}']
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
-        self.executor = make_executor(self.context)
+        self.executor = make_executor(self.context, kind)
         self.nodes: list[Node] = []
 
     def add(self, node: N) -> N:

@@ -7,7 +7,6 @@ import sys
 import time
 
 import pytest
-import rclpy
 from rclpy.executors import SingleThreadedExecutor
 
 from fabrik_ros.nodes import executor as executor_module
@@ -16,9 +15,9 @@ from fabrik_ros.nodes.executor import (
     executor_kind,
     EXECUTOR_VARIABLE,
     ExecutorKind,
-    make_executor,
 )
 from test.nodes.conftest import ARM_CONFIG
+from test.nodes.ros_harness import RosHarness
 
 BIN = Path(sys.executable).parent
 
@@ -56,41 +55,24 @@ KINDS = [ExecutorKind.SINGLE] + ([ExecutorKind.EVENTS] if events_executor_availa
 @pytest.mark.parametrize('kind', KINDS, ids=lambda k: k.value)
 def test_each_executor_runs_a_timer_that_is_cancelled_and_reset(kind):
     """The nodes cancel and reset their marker and path timers: both executors must honour it."""
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    executor = make_executor(context, kind)
-    assert isinstance(executor, SingleThreadedExecutor) == (kind is ExecutorKind.SINGLE)
-    node = rclpy.create_node('timer_probe', context=context)
-    ticks: list[float] = []
-    timer = node.create_timer(0.01, lambda: ticks.append(time.monotonic()))
-    executor.add_node(node)
+    ros = RosHarness(kind)
     try:
-        _spin_until(executor, lambda: len(ticks) >= 3)
+        assert isinstance(ros.executor, SingleThreadedExecutor) == (kind is ExecutorKind.SINGLE)
+        ticks: list[float] = []
+        timer = ros.probe('timer_probe').create_timer(
+            0.01, lambda: ticks.append(time.monotonic()))
+        ros.spin_until(lambda: len(ticks) >= 3, timeout_s=5.0, what='3 ticks')
         timer.cancel()
         cancelled_at = time.monotonic()
-        _spin_for(executor, 0.1)
+        ros.spin_until(lambda: time.monotonic() > cancelled_at + 0.1, timeout_s=5.0,
+                       what='0.1 s after the cancel')
         assert not [t for t in ticks if t > cancelled_at + 0.005]
         timer.reset()
         before = len(ticks)
-        _spin_until(executor, lambda: len(ticks) >= before + 3)
+        ros.spin_until(lambda: len(ticks) >= before + 3, timeout_s=5.0,
+                       what='3 ticks after the reset')
     finally:
-        executor.remove_node(node)
-        node.destroy_node()
-        executor.shutdown()
-        context.try_shutdown()
-
-
-def _spin_until(executor, condition, timeout_s: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, 'timed out spinning'
-        executor.spin_once(timeout_sec=0.02)
-
-
-def _spin_for(executor, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        executor.spin_once(timeout_sec=0.02)
+        ros.close()
 
 
 @pytest.mark.ros
