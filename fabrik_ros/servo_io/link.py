@@ -8,7 +8,8 @@ arrives before the previous one was sent replaces it, so a fast producer never b
 Every public method may be called from any thread; the commands never block. What goes out
 when is decided by the pure :class:`~fabrik_ros.servo_io.scheduler.Scheduler` (its docstring
 has the rules: a pulse command as soon as the line is free, several awaiting their ACKs on the
-native protocol, retries, position reads). On a lost port the thread reopens the same path
+native protocol, retries, position reads). A pulse command that may go out at once is written
+by the caller's thread itself, sparing it the hand-over to the I/O thread. On a lost port the thread reopens the same path
 with a doubling back-off, cut short when a vanished path reappears (a replugged board is found
 within ``path_check_s``), repeats the handshake (the board's READY or an answered PING/VER/Get
 Errors), and sends everything again, the enable bits included.
@@ -91,6 +92,10 @@ class ServoLink:
         # Set by a new command (and by close): ends the I/O thread's short waits early.
         self._nudged = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        # One writer at a time, so the bytes go out in the order the scheduler handed them out;
+        # also held while the port is dropped, so no caller writes to a closing port.
+        self._write_lock = threading.Lock()
+        self._write_error: Optional[LinkError] = None     # a caller's write failed
         self._port: Optional[SerialPort] = None
         self._state = LinkState.DISCONNECTED
         self._board: Optional[BoardInfo] = None
@@ -155,8 +160,9 @@ class ServoLink:
             if pending:
                 self._count.coalesced += 1
             self._pulses.set((merged, round(move_s * 1000)))
-        if not pending:
-            self._wake()     # a pending command already has the thread's attention
+        if not pending:      # a pending command already has the thread's attention
+            self._write_now()
+            self._wake()
 
     def set_limits(self, limits_us: Sequence[tuple[int, int]]) -> None:
         """Set each channel's ``(min_us, max_us)``; the link and the board refuse pulses outside.
@@ -365,6 +371,31 @@ class ServoLink:
         if port is not None:
             port.wake()
 
+    def _write_now(self) -> None:
+        """Write what the scheduler lets out now from the calling thread, if the port is idle.
+
+        Left to the I/O thread, a command waits for that thread to wake and to get Python's GIL
+        from the caller: on a busy machine that alone made commands up to 2 ms late. The write
+        happens only while the port's output queue is empty, so it does not block, and only if
+        the I/O thread is not writing itself (then that thread sends the command). A failed
+        write is left to the I/O thread to act on, as if it had failed there.
+        """
+        if not self._write_lock.acquire(blocking=False):
+            return
+        try:
+            port = self._port
+            if port is None or self._state is not LinkState.READY or port.output_queued():
+                return
+            with self._cv:
+                data = self._scheduler.next_write(self._clock())
+                self._cv.notify_all()
+            if data is not None:
+                port.write(data)
+        except LinkError as error:
+            self._write_error = error
+        finally:
+            self._write_lock.release()
+
     def _run(self) -> None:
         backoff = self.options.backoff_min_s
         try:
@@ -460,18 +491,21 @@ class ServoLink:
         scheduler = self._scheduler
         while not self._closing.is_set():
             self._check_path()
-            with self._cv:
-                self._nudged.clear()      # a command from now on ends the wait below
-                now = self._clock()
-                try:
-                    scheduler.expire(now)
-                except LinkLost as error:
-                    raise LinkLost(f'{self.path}: {error}') from None
-                data = scheduler.next_write(now)
-                wait_s = 0.0 if data is not None else scheduler.wake_at(now) - now
-                self._cv.notify_all()
-            if data is not None:
-                self._port_or_lost().write(data)
+            with self._write_lock:
+                if self._write_error is not None:
+                    raise self._write_error
+                with self._cv:
+                    self._nudged.clear()      # a command from now on ends the wait below
+                    now = self._clock()
+                    try:
+                        scheduler.expire(now)
+                    except LinkLost as error:
+                        raise LinkLost(f'{self.path}: {error}') from None
+                    data = scheduler.next_write(now)
+                    wait_s = 0.0 if data is not None else scheduler.wake_at(now) - now
+                    self._cv.notify_all()
+                if data is not None:
+                    self._port_or_lost().write(data)
             self._receive(min(READ_SLICE_S, max(0.0, wait_s)))
             with self._cv:
                 scheduler.received(self._clock())
@@ -512,6 +546,8 @@ class ServoLink:
         return port
 
     def _drop_port(self) -> None:
-        port, self._port = self._port, None
+        with self._write_lock:
+            port, self._port = self._port, None
+            self._write_error = None
         if port is not None:
             port.close()

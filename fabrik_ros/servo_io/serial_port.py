@@ -84,6 +84,17 @@ class SerialPort:
         except (serial.SerialException, OSError) as error:
             raise LinkLost(f'{self.path}: write failed (unplugged?): {error}') from error
 
+    def output_queued(self) -> bool:
+        """Return True unless the OS holds no bytes of earlier writes for the line.
+
+        A port that cannot tell (a pyserial URL without the count) counts as empty; one whose
+        count fails counts as busy, and its next read or write reports the failure.
+        """
+        try:
+            return bool(getattr(self._port, 'out_waiting', 0))
+        except (serial.SerialException, OSError):
+            return True
+
     def wake(self) -> None:
         """Make a read in progress in another thread return at once (if the port can)."""
         cancel = getattr(self._port, 'cancel_read', None)

@@ -92,7 +92,9 @@ def blocking_calls(monkeypatch) -> list[tuple[str, str]]:
 
     Recorded: the serial port's open, read, write and close (as ServoLink uses them), and
     ServoLink's waits (wait_ready, sync, close). A test checks which thread made them, which
-    does not depend on how busy the machine is, unlike the time a spin took.
+    does not depend on how busy the machine is, unlike the time a spin took. A write to a port
+    whose output queue is empty cannot block (the bytes fit the OS buffer at once): it is
+    recorded as ``SerialPort.write to an idle port``.
     """
     calls: list[tuple[str, str]] = []
     lock = threading.Lock()
@@ -106,7 +108,8 @@ def blocking_calls(monkeypatch) -> list[tuple[str, str]]:
 
         @functools.wraps(original)
         def watched(*args, **kwargs):
-            note(f'{owner.__name__}.{name}')
+            idle = owner is port and name == 'write' and not args[0].output_queued()
+            note(f'{owner.__name__}.{name}' + (' to an idle port' if idle else ''))
             return original(*args, **kwargs)
 
         monkeypatch.setattr(owner, name, watched)

@@ -1,9 +1,11 @@
 """ServoLink against simulated boards on real ptys: every protocol, and recovery from faults."""
 
+from dataclasses import replace
 import threading
 import tracemalloc
 
 import pytest
+import serial
 
 from fabrik_ros.servo_io import (
     BoardRefused,
@@ -12,6 +14,7 @@ from fabrik_ros.servo_io import (
     LinkOptions,
     LinkState,
     LinkTimeout,
+    open_serial,
     Protocol,
     ServoLink,
     WatchdogAction,
@@ -207,6 +210,85 @@ def test_commands_faster_than_the_line_are_coalesced_in_bounded_memory(
     assert stats.commands == 20001 and stats.coalesced > 10000
     assert stats.frames_sent < 5000
     assert growth < 256 * 1024     # a queue of 19000 six-tuples would hold well over 1 MB
+
+
+class _WatchedPort:
+    """A real port that records which thread wrote what; it can claim queued output or fail."""
+
+    def __init__(self, port, writes, queued, fail_thread):
+        self._port = port
+        self._writes = writes
+        self._queued = queued
+        self._fail_thread = fail_thread
+
+    def __getattr__(self, name):
+        return getattr(self._port, name)
+
+    @property
+    def out_waiting(self):
+        return self._queued or self._port.out_waiting
+
+    def write(self, data):
+        thread = threading.current_thread().name
+        self._writes.append((thread, bytes(data)))
+        if thread == self._fail_thread:
+            self._fail_thread = None
+            raise serial.SerialException('write failed (test)')
+        return self._port.write(data)
+
+
+def _watched_link(sim_board, servo_link, protocol, queued=0, fail_thread=None):
+    """Return ``(board, link, writes)``: a link whose port records writes, steady at PULSES."""
+    writes = []
+
+    def factory(path, baud, write_timeout_s):
+        return _WatchedPort(open_serial(path, baud, write_timeout_s), writes, queued,
+                            fail_thread)
+
+    board = sim_board(protocol)
+    link = servo_link(board, options=replace(FAST, poll_hz=0.0), serial_factory=factory)
+    link.set_pulses(PULSES)
+    link.enable([True] * 6)
+    link.sync(3.0)
+    return board, link, writes
+
+
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize('protocol', ALL_PROTOCOLS)
+def test_a_pulse_command_to_an_idle_port_is_written_by_the_callers_thread(
+        sim_board, servo_link, protocol):
+    caller = threading.current_thread().name
+    board, link, writes = _watched_link(sim_board, servo_link, protocol)
+    line_s = 50 * 10 / FAST.baud      # longer than a command takes on the line
+    for step in range(1, 6):
+        threading.Event().wait(line_s)
+        link.set_pulses(tuple(pulse + 10 * step for pulse in PULSES))
+        link.sync(3.0)
+    assert board.wait_until(lambda b: b.pulses() == tuple(p + 50 for p in PULSES), 2.0)
+    assert any(thread == caller for thread, _ in writes), writes
+
+
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize('protocol', ALL_PROTOCOLS)
+def test_bytes_queued_in_the_port_leave_every_write_to_the_link_thread(
+        sim_board, servo_link, protocol):
+    board, link, writes = _watched_link(sim_board, servo_link, protocol, queued=1)
+    for step in range(1, 6):
+        link.set_pulses(tuple(pulse + 10 * step for pulse in PULSES))
+        link.sync(3.0)
+    assert board.wait_until(lambda b: b.pulses() == tuple(p + 50 for p in PULSES), 2.0)
+    assert writes and all(thread.startswith('ServoLink') for thread, _ in writes), writes
+
+
+@pytest.mark.timeout(15)
+def test_a_write_failing_in_the_callers_thread_makes_the_link_reconnect_and_resend(
+        sim_board, servo_link):
+    board, link, writes = _watched_link(sim_board, servo_link, Protocol.NATIVE,
+                                        fail_thread=threading.current_thread().name)
+    link.set_pulses((1500,) * 6)      # fails in this thread, raises nothing here
+    assert board.wait_until(lambda b: b.pulses() == (1500,) * 6, 3.0)
+    assert link.stats().reconnects == 1
+    assert isinstance(link.last_error, LinkLost) and 'write failed' in str(link.last_error)
 
 
 @pytest.mark.timeout(15)
