@@ -282,9 +282,9 @@ def test_max_rate_caps_pulse_commands_for_a_slow_board():
     assert 10 <= len(wire.pulse_frames()) <= 11
 
 
-def _pulsing(protocol: Protocol) -> Wire:
+def _pulsing(protocol: Protocol, options: LinkOptions = OPTIONS) -> Wire:
     """Return a wire whose board pulses every channel at 1500 µs."""
-    wire = Wire(protocol)
+    wire = Wire(protocol, options)
     wire.set_pulses((1500,) * 4)
     wire.enable(0b1111)
     wire.run_until(0.01)
@@ -432,3 +432,35 @@ def test_unacknowledged_protocols_send_only_the_channels_that_move(protocol):
     else:
         assert data == maestro.encode_set_target(2, 1520)
     assert [wire.firmware.model.target(ch) for ch in range(4)] == [1500, 1500, 1520, 1500]
+
+
+def _is_read(protocol: Protocol, data: bytes) -> bool:
+    """Return True for a position read request."""
+    if protocol is Protocol.NATIVE:
+        return any(isinstance(f, Frame) and f.cmd == Command.GET_POSITIONS
+                   for f in native.FrameDecoder().feed(data))
+    if protocol is Protocol.SSC32:
+        return data.startswith(b'QP')
+    return data[0] == maestro.GET_POSITION
+
+
+@pytest.mark.parametrize('protocol', list(Protocol))
+def test_a_position_read_holds_a_pulse_command_back_by_one_short_request_at_most(protocol):
+    """Commands every 2.05 ms beside reads at 100 Hz, so their phases drift across each other.
+
+    A read naming every channel in one request (16 bytes on an SSC-32U) would hold a command
+    back for all of it; one request per channel lets commands go out in between. (Under a
+    second, so that no command carrying every channel, 2.7 ms on an SSC-32U, comes due.)
+    """
+    wire = _pulsing(protocol, LinkOptions(poll_hz=100.0, reply_timeout_s=0.05))
+    delays, reads = [], 0
+    for step in range(400):
+        wire.set_pulses((1501 + step, 1500, 1500, 1500))
+        set_at, before = wire.now, len(wire.writes)
+        wire.run_until(set_at + 0.00205)
+        written = [(arrives - len(data) * BYTE_S, data) for arrives, data in wire.writes[before:]]
+        reads += sum(_is_read(protocol, data) for _, data in written)
+        delays.append(min(start for start, data in written if not _is_read(protocol, data))
+                      - set_at)
+    assert reads >= 70 and sum(delay > 0 for delay in delays) >= 3, 'reads met commands'
+    assert max(delays) <= 7 * BYTE_S + 1e-9

@@ -86,15 +86,19 @@ class MaestroDialect(RawDialect):
         return [Transaction(data, AnswerKind.NONE)] if data else []
 
     def poll(self) -> list[Transaction]:
-        """Return Get Position for every channel in one write (two bytes back per channel)."""
-        data = b''.join(maestro.encode_get_position(ch) for ch in range(self.channels))
-        return [Transaction(data, AnswerKind.BYTES, size=maestro.REPLY_SIZE * self.channels)]
+        """Return one Get Position per channel, each answered by two bytes.
+
+        Asked one at a time, a pulse command arriving during a read waits for two bytes on
+        the line at most, not for all of them (see the SSC-32U's ``poll``).
+        """
+        return [Transaction(maestro.encode_get_position(channel), AnswerKind.BYTES,
+                            size=maestro.REPLY_SIZE) for channel in range(self.channels)]
 
     def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
         """Return the positions rounded to whole µs; 0 (off) → None."""
-        if len(answers) != 1 or len(answers[0].data) != maestro.REPLY_SIZE * self.channels:
+        if (len(answers) != self.channels
+                or any(len(answer.data) != maestro.REPLY_SIZE for answer in answers)):
             return None
-        data = answers[0].data
-        quarters = [maestro.decode_u16(data[i:i + 2]) for i in range(0, len(data), 2)]
+        quarters = [maestro.decode_u16(answer.data) for answer in answers]
         pulses = tuple(round(q / maestro.QUARTERS_PER_US) or None for q in quarters)
         return Positions(pulses, 1.0, stamp_s)

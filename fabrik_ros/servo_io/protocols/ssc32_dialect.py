@@ -87,13 +87,18 @@ class Ssc32Dialect(RawDialect):
         return transactions
 
     def poll(self) -> list[Transaction]:
-        """Return one ``QP`` line for every channel; the answer is one byte per channel."""
-        return [Transaction(ssc32.encode_query_pulse_widths(list(range(self.channels))),
-                            AnswerKind.BYTES, size=self.channels)]
+        """Return one ``QP`` line per channel, each answered by one byte.
+
+        One line naming every channel would hold the line for 16 bytes (1.4 ms at 115200
+        baud) and a pulse command arriving meanwhile with it; separate lines let pulse
+        commands go out between them, so a read delays one by a single ``QP`` line at most.
+        """
+        return [Transaction(ssc32.encode_query_pulse_widths([channel]), AnswerKind.BYTES,
+                            size=1) for channel in range(self.channels)]
 
     def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
         """Return the pulse widths (10 µs resolution); 0 (not pulsing) → None."""
-        if len(answers) != 1 or len(answers[0].data) != self.channels:
+        if len(answers) != self.channels or any(len(answer.data) != 1 for answer in answers):
             return None
-        pulses = ssc32.decode_pulse_widths(answers[0].data)
+        pulses = ssc32.decode_pulse_widths(b''.join(answer.data for answer in answers))
         return Positions(tuple(pulse or None for pulse in pulses), 10.0, stamp_s)
