@@ -9,10 +9,10 @@ Every public method may be called from any thread; the commands never block. Wha
 when is decided by the pure :class:`~fabrik_ros.servo_io.scheduler.Scheduler` (its docstring
 has the rules: a pulse command as soon as the line is free, several awaiting their ACKs on the
 native protocol, retries, position reads). A pulse command that may go out at once is written
-by the caller's thread itself, sparing it the hand-over to the I/O thread. On a lost port the thread reopens the same path
-with a doubling back-off, cut short when a vanished path reappears (a replugged board is found
-within ``path_check_s``), repeats the handshake (the board's READY or an answered PING/VER/Get
-Errors), and sends everything again, the enable bits included.
+by the caller's thread itself, sparing it the hand-over to the I/O thread. On a lost port the
+thread reopens the same path with a doubling back-off, cut short when a vanished path reappears
+(a replugged board is found within ``path_check_s``), repeats the handshake (the board's READY
+or an answered PING/VER/Get Errors), and sends everything again, the enable bits included.
 """
 
 from collections.abc import Callable, Sequence
