@@ -160,8 +160,11 @@ class ServoLink:
             if pending:
                 self._count.coalesced += 1
             self._pulses.set((merged, round(move_s * 1000)))
-        if not pending:      # a pending command already has the thread's attention
-            self._write_now()
+        if pending:
+            return           # a pending command already has the I/O thread's attention
+        if self._write_now():
+            self._nudged.set()   # ends a short wait, so that the I/O thread sees the answer
+        else:
             self._wake()
 
     def set_limits(self, limits_us: Sequence[tuple[int, int]]) -> None:
@@ -371,7 +374,7 @@ class ServoLink:
         if port is not None:
             port.wake()
 
-    def _write_now(self) -> None:
+    def _write_now(self) -> bool:
         """Write what the scheduler lets out now from the calling thread, if the port is idle.
 
         Left to the I/O thread, a command waits for that thread to wake and to get Python's GIL
@@ -379,20 +382,26 @@ class ServoLink:
         happens only while the port's output queue is empty, so it does not block, and only if
         the I/O thread is not writing itself (then that thread sends the command). A failed
         write is left to the I/O thread to act on, as if it had failed there.
+
+        :returns: True if the pulse command went out, False if the I/O thread is to send it
         """
         if not self._write_lock.acquire(blocking=False):
-            return
+            return False
         try:
             port = self._port
             if port is None or self._state is not LinkState.READY or port.output_queued():
-                return
+                return False
             with self._cv:
                 data = self._scheduler.next_write(self._clock())
                 self._cv.notify_all()
-            if data is not None:
-                port.write(data)
+            if data is None:
+                return False
+            port.write(data)
+            with self._cv:
+                return not self._pulses.unsent()
         except LinkError as error:
             self._write_error = error
+            return False
         finally:
             self._write_lock.release()
 
