@@ -53,6 +53,8 @@ from fabrik_ros.nodes.targets import (
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
 _WARN_EVERY_S = 2.0
+# Targets closer together than this are a stream, each solved from the previous answer [s].
+STREAM_GAP_S = 1.0
 _INTERACTIVE = 'interactive target'
 # Latched so that RViz, started later, still shows the last solution.
 _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -101,6 +103,7 @@ class FabrikIkNode(Node):
         self._names = self._arm.joint_names
         self._command_sink = command_sink
         self._last_command: Optional[tuple[float, ...]] = None
+        self._last_command_s = -math.inf      # when it was solved (monotonic) [s]
         self._joint_states: Optional[tuple[float, ...]] = None
         self._follower: Optional[PathFollower] = None
         self._path_started_s = 0.0
@@ -250,6 +253,18 @@ class FabrikIkNode(Node):
     # -- solving -----------------------------------------------------------------------------
 
     def _seed(self) -> Optional[tuple[float, ...]]:
+        """Return the pose to solve from: the last answer within a stream, else the arm's.
+
+        The arm's redundant joints (three pitch joints for a point) can take a whole family of
+        poses. Solved from the reported joint states, which lag a stream of targets (published
+        at 20 Hz, servos still slewing), consecutive answers hopped between members of that
+        family: the wrist jumped by up to half a radian between targets 2 ms apart. Within a
+        stream the previous answer keeps them on one branch; after a pause the joint states
+        say where the arm is (moved by a jog, a home, another node).
+        """
+        if (self._last_command is not None
+                and time.monotonic() - self._last_command_s < STREAM_GAP_S):
+            return self._last_command
         return self._joint_states or self._last_command
 
     def _solve(self, position_m, approach, source: str) -> IkResult:
@@ -265,6 +280,7 @@ class FabrikIkNode(Node):
         if not result.reached:
             self._warn_unreached(source, position_m, approach, result)
         self._last_command = tuple(float(a) for a in result.angles_rad)
+        self._last_command_s = time.monotonic()
         if self._command_sink is not None:
             self._command_sink(self._last_command)
         stamp = self.get_clock().now().to_msg()

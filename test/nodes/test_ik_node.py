@@ -15,7 +15,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes.ik_node import FabrikIkNode
+from fabrik_ros.nodes.ik_node import FabrikIkNode, STREAM_GAP_S
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.nodes.conftest import ARM_CONFIG
 
@@ -96,6 +96,41 @@ def test_point_target_ends_with_joint_states_whose_fk_is_within_1_mm(ros, arm_ar
                                                     Marker.SPHERE]
     assert markers[2].color.g > markers[2].color.r, 'a reached target is drawn green'
     assert len(markers[0].points) == len(ARM.joints) + 1
+
+
+def _joint_state(positions) -> JointState:
+    msg = JointState()
+    msg.name = list(ARM.joint_names)
+    msg.position = [float(a) for a in positions]
+    return msg
+
+
+def test_a_target_stream_is_solved_from_the_last_answer_a_target_after_a_pause_from_the_arm(
+        ros, arm_args):
+    """Joint states lagging a stream must not make the redundant joints hop between poses.
+
+    The arm reports its home pose (as servos still slewing toward the stream would report a
+    pose behind it). Solved from that, the next target 1 mm on would swing the wrist by about
+    half a radian (-1.18 -> -0.65 rad); solved from the previous answer it moves a little.
+    After a pause longer than STREAM_GAP_S the reported pose seeds the solve again.
+    """
+    rig = Rig(ros, arm_args, sim_arm=False)
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    first = np.array(rig.wait_for_commands(1).position)
+    rig.publish('joint_states', JointState, _joint_state(ARM.home))
+    ros.spin_until(lambda: rig.ik._joint_states is not None, timeout_s=10.0,
+                   what='fabrik_ik to take the joint states')
+    nearby = (REACHABLE[0], REACHABLE[1], REACHABLE[2] + 0.001)
+    rig.publish('target_point', PointStamped, _point(nearby))
+    second = np.array(rig.wait_for_commands(2).position)
+    from_home = np.array(ARM.ik(nearby, list(ARM.home)).angles_rad)
+    assert np.abs(from_home - first).max() > 0.3, 'the seeds lead to different poses'
+    assert np.abs(second - first).max() < 0.05
+    paused_until = time.monotonic() + STREAM_GAP_S + 0.2
+    ros.spin_until(lambda: time.monotonic() > paused_until, timeout_s=10.0, what='a pause')
+    rig.publish('target_point', PointStamped, _point(nearby))
+    third = np.array(rig.wait_for_commands(3).position)
+    assert np.abs(third - from_home).max() < 1e-3
 
 
 def test_non_finite_and_wrong_frame_targets_are_dropped_and_the_node_keeps_serving(
