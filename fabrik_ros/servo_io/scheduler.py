@@ -18,8 +18,9 @@ Rules, in order of priority:
   ``max_rate_hz`` per second when that option is set (a board slower than its line).
 - A pulse command leaves out the channels whose target the board surely has: the one last
   acknowledged (raw protocols: written), unless a command still on its way sets another.
-  Without acknowledgements, one carries every channel at least every ``FULL_PULSES_EVERY_S``,
-  so a write the line lost unnoticed is made good.
+  Without acknowledgements, every channel is carried at least every ``REFRESH_EVERY_S``, one
+  channel at a time, so a write the line lost unnoticed is made good without a command that
+  carries them all at once (31 bytes, 2.7 ms on an SSC-32U) holding up the next target.
 - One position read may be on its way beside them; when it falls due, no new pulse command
   starts until it has gone out, so reads are never starved.
 - An unanswered request is re-sent up to ``max_retries`` times (so is one refused with
@@ -46,9 +47,9 @@ from fabrik_ros.servo_io.protocols.dialect import (
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US, NackError, WatchdogAction
 
 PulseValue = tuple[tuple[int, ...], int]        # (pulses per channel [µs], move time [ms])
-# Longest time between two pulse commands that carry every channel, where nothing is
+# Longest time a channel goes without a pulse command carrying it, where nothing is
 # acknowledged [s].
-FULL_PULSES_EVERY_S = 1.0
+REFRESH_EVERY_S = 1.0
 
 
 class Sharing(enum.Enum):
@@ -127,7 +128,8 @@ class Scheduler:
         self.positions: Optional[Positions] = None
         self._applied_pulses: Optional[tuple[int, ...]] = None     # on the board
         self._applied_version = 0
-        self._full_pulses_s = 0.0       # when a pulse command last carried every channel
+        self._refresh_s = 0.0           # when the next channel is due to be carried again
+        self._refresh_channel = 0       # which one (unacknowledged protocols)
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -295,18 +297,26 @@ class Scheduler:
     def _board_pulses(self, now_s: float) -> tuple[Optional[int], ...]:
         """Return the target each channel surely has on the board [µs], None where in doubt.
 
-        Nothing is sure before the first acknowledged command, after a (re)connect, or, on an
-        unacknowledged protocol, when a command carrying every channel is due.
+        Nothing is sure before the first acknowledged command or after a (re)connect. On an
+        unacknowledged protocol one channel in turn counts as in doubt every
+        ``REFRESH_EVERY_S / channels``, so each is carried again at least every
+        ``REFRESH_EVERY_S``.
         """
         applied = self._applied_pulses
-        refresh = (not self._dialect.capabilities.acknowledged
-                   and now_s - self._full_pulses_s >= FULL_PULSES_EVERY_S)
-        if applied is None or refresh:
-            self._full_pulses_s = now_s
+        interval_s = REFRESH_EVERY_S / self.channels
+        if applied is None:
+            self._refresh_s = now_s + interval_s
             return (None,) * self.channels
         on_the_way = [job.pulses for job in self._jobs if job.sharing is Sharing.PULSES]
-        return tuple(pulse if all(other[ch] == pulse for other in on_the_way) else None
-                     for ch, pulse in enumerate(applied))
+        board = [pulse if all(other[ch] == pulse for other in on_the_way) else None
+                 for ch, pulse in enumerate(applied)]
+        if not self._dialect.capabilities.acknowledged and now_s >= self._refresh_s:
+            board[self._refresh_channel] = None
+            self._refresh_channel = (self._refresh_channel + 1) % self.channels
+            # On a fixed grid while commands flow, so lateness does not add up over a round.
+            on_grid = now_s - self._refresh_s < interval_s
+            self._refresh_s = (self._refresh_s if on_grid else now_s) + interval_s
+        return tuple(board)
 
     def _pulses_may_go(self, now_s: float) -> bool:
         if not self.pulses.unsent() or now_s < self._next_pulse_s:

@@ -7,6 +7,7 @@ real byte string; only time is fake.
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -408,16 +409,34 @@ def test_a_channel_back_at_its_acknowledged_target_is_sent_while_a_command_moves
     assert [wire.firmware.model.target(ch) for ch in range(4)] == [1510, 1500, 1500, 1500]
 
 
+def _carried(protocol: Protocol, data: bytes) -> set[int]:
+    """Return the channels a pulse command sets."""
+    if protocol is Protocol.NATIVE:
+        return {ch for f in native.FrameDecoder().feed(data)
+                if isinstance(f, Frame) and f.cmd == Command.SET_PULSES
+                for ch in range((len(f.payload) - 2) // 2)}
+    if protocol is Protocol.SSC32:
+        return {int(ch) for ch in re.findall(rb'#(\d+)P', data)}
+    return {data[i + 1] for i in range(0, len(data), 4) if data[i] == maestro.SET_TARGET}
+
+
 @pytest.mark.parametrize('protocol', list(Protocol))
-def test_without_acknowledgements_a_command_carries_every_channel_every_second(protocol):
+def test_without_acknowledgements_each_channel_is_carried_again_every_second_one_at_a_time(
+        protocol):
     wire = _pulsing(protocol)
     before = len(wire.writes)
-    for step in range(150):      # 1.5 s of commands that move channel 0 only
+    for step in range(250):      # 2.5 s of commands that move channel 0 only
         wire.set_pulses((1501 + step, 1500, 1500, 1500))
         wire.run_until(wire.now + 0.01)
-    moves = [data for _, data in wire.writes[before:]]
-    full = {Protocol.NATIVE: 0, Protocol.SSC32: 1, Protocol.MAESTRO: 1}[protocol]
-    assert sum(len(data) > min(map(len, moves)) for data in moves) == full
+    carried = [(at, _carried(protocol, data)) for at, data in wire.writes[before:]]
+    assert all(0 in channels for _, channels in carried)
+    assert max(len(channels) for _, channels in carried) <= 2, 'never all channels at once'
+    for channel in (1, 2, 3):
+        times = [0.01] + [at for at, channels in carried if channel in channels] + [wire.now]
+        if protocol is Protocol.NATIVE:
+            assert len(times) == 2, 'acknowledged targets are not sent again'
+        else:
+            assert max(b - a for a, b in zip(times, times[1:], strict=False)) <= 1.0 + 0.01
 
 
 @pytest.mark.parametrize('protocol', [Protocol.SSC32, Protocol.MAESTRO])
