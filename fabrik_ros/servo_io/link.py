@@ -393,12 +393,12 @@ class ServoLink:
                 return False
             with self._cv:
                 data = self._scheduler.next_write(self._clock())
+                sent = not self._pulses.unsent()   # a newer command wakes the thread itself
                 self._cv.notify_all()
             if data is None:
                 return False
             port.write(data)
-            with self._cv:
-                return not self._pulses.unsent()
+            return sent
         except LinkError as error:
             self._write_error = error
             return False
