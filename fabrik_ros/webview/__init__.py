@@ -6,6 +6,7 @@ Nothing here imports rclpy. Only ``fabrik_ros.webview.page`` imports viser (opti
 
 from fabrik_ros.webview.calibration import calibrated_fields, CalibrationError, ServoMarks
 from fabrik_ros.webview.calibration_session import CalibrationSession, Mark
+from fabrik_ros.webview.save_path import allowed_save_path, SavePathError
 from fabrik_ros.webview.servo_yaml import (
     save_calibrated_copy,
     SavedCalibration,
@@ -14,7 +15,7 @@ from fabrik_ros.webview.servo_yaml import (
 from fabrik_ros.webview.status_view import Status, StatusBoard
 
 __all__ = [
-    'calibrated_fields', 'CalibrationError', 'CalibrationSession', 'Mark',
-    'save_calibrated_copy', 'SavedCalibration', 'ServoMarks', 'Status', 'StatusBoard',
-    'with_servo_values',
+    'allowed_save_path', 'calibrated_fields', 'CalibrationError', 'CalibrationSession', 'Mark',
+    'save_calibrated_copy', 'SavedCalibration', 'SavePathError', 'ServoMarks', 'Status',
+    'StatusBoard', 'with_servo_values',
 ]

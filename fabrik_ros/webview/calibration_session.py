@@ -7,6 +7,7 @@ from typing import Optional
 
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.webview.calibration import calibrated_fields, CalibrationError, ServoMarks
+from fabrik_ros.webview.save_path import allowed_save_path
 from fabrik_ros.webview.servo_yaml import save_calibrated_copy, SavedCalibration
 
 
@@ -23,7 +24,8 @@ class CalibrationSession:
 
     :param arm: the arm as loaded from ``source`` (its joints give the marked angles)
     :param source: the arm file whose text (and comments) the copy keeps
-    :param target: where the copy goes; an existing file there is backed up first
+    :param target: where the copy goes unless :meth:`save` names a file beside ``source``;
+        an existing file there is backed up first
     """
 
     def __init__(self, arm: Arm, source: Optional[Path], target: Optional[Path]) -> None:
@@ -62,16 +64,24 @@ class CalibrationSession:
                 result[joint] = calibrated_fields(calibration, definition, marks)
         return result
 
-    def save(self) -> SavedCalibration:
+    def save(self, save_to: Optional[str] = None) -> SavedCalibration:
         """Write the calibrated copy (validated by the arm loader first).
 
+        :param save_to: what the page's "Save to" field holds: the configured target exactly,
+            or a ``.yaml`` file name saved beside the arm file (None: the configured target)
+        :raises SavePathError: if ``save_to`` is neither (see :func:`allowed_save_path`)
         :raises CalibrationError: if nothing is marked or no source/target file was given
         :raises ArmConfigError: if the result is not a valid arm file
         """
-        if self.source is None or self.target is None:
-            raise CalibrationError(f'arm_file = {str(self.source or "")!r}, must name the arm '
-                                   'file the nodes read for a calibrated copy to be saved')
+        if self.source is None:
+            raise CalibrationError("arm_file = '', must name the arm file the nodes read for "
+                                   'a calibrated copy to be saved')
+        target = self.target if save_to is None else allowed_save_path(
+            save_to, configured=self.target, folder=self.source.parent)
+        if target is None:
+            raise CalibrationError("calibration_file = '', must be set, or a file name given "
+                                   'to save beside the arm file')
         fields = self.fields()
         if not fields:
             raise CalibrationError('marks = {}, must hold at least one marked servo to save')
-        return save_calibrated_copy(self.source, self.target, fields)
+        return save_calibrated_copy(self.source, target, fields)
