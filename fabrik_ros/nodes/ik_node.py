@@ -18,7 +18,6 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import Arm, IkResult, TargetError
-from fabrik_ros.kinematics.path_follower import PathFollower
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
 from fabrik_ros.nodes.diagnostics import (
@@ -34,6 +33,7 @@ from fabrik_ros.nodes.joint_states import (
     positions_by_name,
 )
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
+from fabrik_ros.nodes.path_follower import PathFollower
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,

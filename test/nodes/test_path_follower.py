@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import pytest
 
-from fabrik_ros.kinematics.path_follower import PathFollower
+from fabrik_ros.nodes.path_follower import PathFollower
 
 coordinate = st.floats(min_value=-0.3, max_value=0.3, allow_nan=False)
 point = st.tuples(coordinate, coordinate, coordinate)
