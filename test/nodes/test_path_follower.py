@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import pytest
 
-from fabrik_ros.nodes.path_follower import PathFollower
+from fabrik_ros.nodes.path_follower import MERGE_M, PathFollower
 
 coordinate = st.floats(min_value=-0.3, max_value=0.3, allow_nan=False)
 point = st.tuples(coordinate, coordinate, coordinate)
@@ -18,7 +18,7 @@ def test_the_curve_passes_through_every_waypoint_and_ends_on_the_last(waypoints)
     follower = PathFollower.through(waypoints, speed_m_s=0.1)
     samples = follower.samples
     for waypoint in waypoints:
-        assert min(math.dist(waypoint, s) for s in samples) < 1e-9
+        assert min(math.dist(waypoint, s) for s in samples) <= MERGE_M
     assert follower.position_at(follower.duration_s + 1.0) == pytest.approx(waypoints[-1])
     assert follower.position_at(-1.0) == pytest.approx(waypoints[0])
 
@@ -52,3 +52,6 @@ def test_repeated_waypoints_are_merged_and_bad_input_is_named():
     with pytest.raises(ValueError) as raised:
         PathFollower.through([], speed_m_s=1.0)
     assert 'empty' in str(raised.value)
+    with pytest.raises(ValueError) as raised:
+        PathFollower.through([(0.0, 0.0, 0.0), (0.1, 0.0)], speed_m_s=1.0)
+    assert 'waypoints[1] = (0.1, 0.0), must be 3 finite numbers' in str(raised.value)
