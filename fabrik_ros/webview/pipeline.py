@@ -8,7 +8,7 @@ leaves the servos as ``on_shutdown`` says), then the board. DDS stays on loopbac
 """
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 
 from fabrik_ros.ros_env import isolate_ros
+from fabrik_ros.webview.token_gate import is_loopback
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
 _STOP_WAIT_S = 10.0
@@ -145,6 +146,8 @@ def _answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=1.0) as response:
             return response.status == 200
+    except urllib.error.HTTPError as refused:
+        return refused.code == 403      # served beyond loopback: up, and asking for its token
     except (urllib.error.URLError, OSError):
         return False
 
@@ -177,16 +180,34 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the pipeline until Ctrl-C or SIGTERM; return 1 if a process failed."""
+    """Run the pipeline until Ctrl-C or SIGTERM; return 1 if a process failed.
+
+    Each process's exit status is printed on one line when they have stopped: a process that
+    had to be killed, or exited with an error, makes the whole run fail.
+    """
     parsed = _parser().parse_args(argv)
     options = PipelineOptions(parsed.config, parsed.host, parsed.port, parsed.protocol,
                               parsed.calibration_file)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     pipeline = Pipeline(options)
     try:
+        status = _run_until_stopped(pipeline)
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not cut it short
+        statuses = pipeline.stop()
+    print(f'make web: stopped {describe_statuses(statuses)}', flush=True)
+    return status if all(code == 0 for code in statuses.values()) else 1
+
+
+def _run_until_stopped(pipeline: Pipeline) -> int:
+    try:
         pipeline.start()
         pipeline.wait_ready(60.0)
-        print(f'open {pipeline.url} in a browser; Ctrl-C stops', flush=True)
+        if is_loopback(pipeline.options.host):
+            print(f'open {pipeline.url} in a browser; Ctrl-C stops', flush=True)
+        else:
+            print('open the address web_view printed above (it holds the token) in a browser; '
+                  'Ctrl-C stops', flush=True)
         while True:
             pipeline.check_alive()
             time.sleep(0.5)
@@ -195,9 +216,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PipelineError as error:
         print(f'make web: {error}', file=sys.stderr)
         return 1
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not cut it short
-        pipeline.stop()
+
+
+def describe_statuses(statuses: Mapping[str, int]) -> str:
+    """Return each process's exit status in words, in the order they were stopped.
+
+    >>> describe_statuses({'web_view': 0, 'fabrik_ik': -9, 'sim_device': 2})
+    'web_view: 0, fabrik_ik: killed by SIGKILL, sim_device: 2'
+    """
+    return ', '.join(f'{name}: {_status_words(code)}' for name, code in statuses.items())
+
+
+def _status_words(code: int) -> str:
+    if code >= 0:
+        return str(code)
+    try:
+        return f'killed by {signal.Signals(-code).name}'
+    except ValueError:
+        return f'killed by signal {-code}'
 
 
 if __name__ == '__main__':

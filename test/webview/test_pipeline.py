@@ -40,10 +40,17 @@ def test_make_web_prints_the_page_and_stops_every_process_on_one_ctrl_c():
         line = _wait_for_line(process, 'open http', 60.0)
         assert f'http://127.0.0.1:{port}' in line
         process.send_signal(signal.SIGINT)
-        _, errors = process.communicate(timeout=60.0)
+        output, errors = process.communicate(timeout=60.0)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
     assert process.returncode == 0, errors
     assert 'Traceback' not in errors
+    # Each child stopped by itself on the one SIGINT: none had to be killed, none failed.
+    stopped = [line for line in output.splitlines() if line.startswith('make web: stopped ')]
+    assert len(stopped) == 1, output
+    statuses = dict(item.split(': ') for item in stopped[0].removeprefix(
+        'make web: stopped ').split(', '))
+    assert statuses == {'web_view': '0', 'fabrik_ik': '0', 'servo_driver': '0',
+                        'sim_device': '0'}, errors
