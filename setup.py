@@ -39,6 +39,7 @@ setup(
             'fabrik_arm = fabrik_ros.nodes.arm_composition:main',
             'sim_device = fabrik_ros.boardsim.cli:main',
             'web_view = fabrik_ros.nodes.web_view_node:main',
+            'arm_from_urdf = fabrik_ros.tools.arm_from_urdf:main',
         ],
     },
 )

@@ -52,10 +52,11 @@ class UrdfLimits:
 
 @dataclass(frozen=True)
 class UrdfJoint:
-    """One ``<joint>``: its axis is a unit vector in the joint frame (URDF default ``1 0 0``).
+    """One ``<joint>`` of the URDF, its axis a unit vector in the joint frame.
 
-    ``limits`` is None for a fixed or floating joint and for a continuous joint whose
-    ``<limit>`` gives no ``lower``/``upper``.
+    The axis is URDF's default ``1 0 0`` when absent, and for a fixed or floating joint
+    whatever its ``<axis>`` says. ``limits`` is None for a fixed or floating joint and for a
+    continuous joint whose ``<limit>`` gives no ``lower``/``upper``.
     """
 
     name: str
@@ -150,7 +151,8 @@ def _joint(element: ET.Element, links: tuple[str, ...]) -> UrdfJoint:
                             rpy=_triple(origin_element, 'rpy', where, (0.0, 0.0, 0.0)))
     axis_element = element.find('axis')
     axis = (1.0, 0.0, 0.0)
-    if axis_element is not None:
+    # A fixed or floating joint has no axis to speak of; exporters write ``0 0 0`` there.
+    if axis_element is not None and kind not in (UrdfJointType.FIXED, UrdfJointType.FLOATING):
         axis = _unit(_triple(axis_element, 'xyz', where, axis), where)
     return UrdfJoint(name=name, type=kind, parent=parent, child=child, origin=origin,
                      axis=axis, limits=_limits(element, kind, where))

@@ -1,0 +1,1 @@
+"""Command-line tools that prepare files for the nodes (no ROS needed to run them)."""

@@ -1,0 +1,84 @@
+"""``arm_from_urdf``: write an arm file from a vendor URDF (xacro already expanded).
+
+The arm file's joint names and positions are the URDF's, its geometry is read off the URDF's
+transforms exactly, and every number carries a comment saying where it came from. A URDF that
+cannot be read, an unknown link or a chain outside the arm family ends the run with exit status
+1 and one line on stderr saying why.
+"""
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+import sys
+
+from fabrik_ros.kinematics.description.urdf_arm_file import arm_file_text
+from fabrik_ros.kinematics.description.urdf_in import arm_parameters, ArmParameters
+from fabrik_ros.kinematics.description.urdf_model import MAX_URDF_CHARS, parse_urdf, UrdfError
+
+DESCRIPTION = __doc__.split('\n\n')[0] if __doc__ else ''
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser."""
+    parser = argparse.ArgumentParser(
+        prog='arm_from_urdf', description=DESCRIPTION,
+        epilog='The servo sections written are placeholders: calibrate them before driving.')
+    parser.add_argument('urdf', type=Path, help='the URDF file (xacro already expanded)')
+    parser.add_argument('--tool-link', required=True,
+                        help='the link whose origin is the tool point')
+    parser.add_argument('--base-link', default=None,
+                        help="the link the arm file's frame is (default: the URDF's root)")
+    parser.add_argument('-o', '--output', type=Path, required=True,
+                        help='the arm file to write (YAML)')
+    parser.add_argument('--first-channel', type=int, default=0,
+                        help='servo channel (or bus id) of the first joint; the others follow '
+                        'in chain order (default: 0)')
+    parser.add_argument('--aux-servo', action='append', default=[], metavar='NAME',
+                        help="add a servo outside the chain (a gripper) after the joints' "
+                        'channels; may be repeated')
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tool; return the exit status (0 written, 1 refused)."""
+    args = build_parser().parse_args(argv)
+    source = f'URDF {args.urdf.name}'
+    try:
+        text = read_urdf(args.urdf)
+        params = arm_parameters(parse_urdf(text), tool_link=args.tool_link,
+                                base_link=args.base_link, source=source)
+        args.output.write_text(arm_file_text(params, source=source,
+                                             first_channel=args.first_channel,
+                                             aux_servos=args.aux_servo))
+    except (UrdfError, OSError) as error:
+        print(f'arm_from_urdf: {args.urdf}: {error}', file=sys.stderr)
+        return 1
+    print(summary(params, args.output))
+    return 0
+
+
+def read_urdf(path: Path) -> str:
+    """Return a URDF file's text, refusing one too long to be a URDF without meshes.
+
+    :raises UrdfError: the file is too long or not UTF-8 text.
+    :raises OSError: the file cannot be read.
+    """
+    with path.open('rb') as stream:
+        data = stream.read(MAX_URDF_CHARS + 1)
+    if len(data) > MAX_URDF_CHARS:
+        raise UrdfError(f'more than {MAX_URDF_CHARS} bytes; a URDF is read up to that size')
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError as error:
+        raise UrdfError(f'not UTF-8 text ({error.reason} at byte {error.start})') from None
+
+
+def summary(params: ArmParameters, output: Path) -> str:
+    """Return the one line printed after writing the arm file."""
+    joints = ', '.join(f'{j.kind.value} {j.name}' for j in params.joints)
+    return (f'wrote {output}: {params.base_frame} -> {params.tool_link}, {len(params.joints)} '
+            f'joints ({joints}); servo sections are placeholders to calibrate')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
