@@ -4,13 +4,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from fabrik_ros.kinematics import arm_file
 from fabrik_ros.kinematics.aliases import FloatVector
-from fabrik_ros.kinematics.arm_ik import (
+from fabrik_ros.kinematics.batch.batch_solve import solve_batch
+from fabrik_ros.kinematics.description import arm_file
+from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
+from fabrik_ros.kinematics.description.servo_map import ServoMap
+from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
+from fabrik_ros.kinematics.options import Bend, SolverOptions
+from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     as_vec3,
     best_answer,
@@ -19,16 +25,11 @@ from fabrik_ros.kinematics.arm_ik import (
     Plane,
     stop_reason,
 )
-from fabrik_ros.kinematics.batch import solve_batch
-from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.constraints import Hinge2D
-from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
-from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.joint import Joint, JointKind, Link
-from fabrik_ros.kinematics.options import Bend, SolverOptions
-from fabrik_ros.kinematics.planar_arm import PlanarArm
-from fabrik_ros.kinematics.results import BatchIkResult, IkResult, StopReason
-from fabrik_ros.kinematics.servo_map import ServoMap
+from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.constraints import Hinge2D
+from fabrik_ros.kinematics.single.fabrik import FabrikSolver
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm
+from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 
@@ -260,6 +261,14 @@ class Arm:
         for index, angle in zip(self._pitch_index, pitches, strict=True):
             angles[index] = self.joints[index].clamp(angle)
         return angles
+
+
+def load_arm(path: str | Path) -> Arm:
+    """Read, unwrap and validate an arm parameter file.
+
+    :raises ArmConfigError: if the file cannot be read, is not YAML, or breaks a rule
+    """
+    return Arm.from_params(arm_file.read_params_file(path))
 
 
 @lru_cache(maxsize=32)

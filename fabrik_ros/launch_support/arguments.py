@@ -21,7 +21,7 @@ import yaml
 from fabrik_ros.boardsim import cli as boardsim_cli
 from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.kinematics.urdf import arm_urdf
+from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 
 PACKAGE = 'fabrik_ros'
 TRUE_FALSE = ('true', 'false')

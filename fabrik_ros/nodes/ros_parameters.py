@@ -38,7 +38,7 @@ from rclpy.parameter import Parameter
 import yaml
 
 from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
-from fabrik_ros.kinematics.arm_file import (
+from fabrik_ros.kinematics.description.arm_file import (
     closest,
     flatten,
     KEYS,

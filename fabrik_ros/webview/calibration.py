@@ -5,7 +5,7 @@ import math
 from typing import Optional
 
 from fabrik_ros.kinematics import ServoCalibration
-from fabrik_ros.kinematics.joint import Joint
+from fabrik_ros.kinematics.description.joint import Joint
 
 
 class CalibrationError(ValueError):
@@ -38,7 +38,7 @@ def calibrated_fields(calibration: ServoCalibration, joint: Joint,
     sets ``trim_us`` so that 0 degrees lands on it (the range stays where the ends were
     marked). A zero mark alone keeps the line and range and sets only the trim.
 
-    >>> from fabrik_ros.kinematics.joint import JointKind
+    >>> from fabrik_ros.kinematics.description.joint import JointKind
     >>> cal = ServoCalibration('elbow', 2, 500.0, 2500.0, -math.pi / 2, math.pi / 2)
     >>> elbow = Joint('elbow', JointKind.PITCH, -math.pi / 2, math.pi / 2, 0.0)
     >>> calibrated_fields(cal, elbow, ServoMarks(min_us=2400.0, max_us=600.0))['min_us']

@@ -23,7 +23,7 @@ from viser.extras import ViserUrdf
 import yourdfpy
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.urdf import arm_urdf
+from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 from fabrik_ros.webview.calibration import CalibrationError
 from fabrik_ros.webview.calibration_session import CalibrationSession, Mark
 

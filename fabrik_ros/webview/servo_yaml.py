@@ -19,7 +19,7 @@ from typing import Optional
 import yaml
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.arm_file import unwrap
+from fabrik_ros.kinematics.description.arm_file import unwrap
 
 ServoValues = Mapping[str, Mapping[str, float]]
 

@@ -12,7 +12,7 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split('.')[0] == 'rclpy' or name.split('.')[0].endswith('_msgs'):
             raise ImportError(f'blocked: {name}')
 sys.meta_path.insert(0, Block())
-import fabrik_ros.kinematics, fabrik_ros.kinematics.urdf, fabrik_ros.kinematics.arm_file
+import fabrik_ros.kinematics, fabrik_ros.kinematics.description.urdf_out
 print(sorted(m for m in sys.modules if m.startswith(('rclpy', 'std_msgs'))))
 """
 

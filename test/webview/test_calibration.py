@@ -5,7 +5,7 @@ import math
 import pytest
 
 from fabrik_ros.kinematics import ServoCalibration
-from fabrik_ros.kinematics.joint import Joint, JointKind
+from fabrik_ros.kinematics.description.joint import Joint, JointKind
 from fabrik_ros.webview import calibrated_fields, CalibrationError, ServoMarks
 
 ELBOW = Joint('elbow', JointKind.PITCH, math.radians(-135.0), math.radians(135.0), 0.0)

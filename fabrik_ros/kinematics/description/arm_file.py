@@ -16,17 +16,14 @@ import enum
 from fnmatch import fnmatchcase
 import math
 from pathlib import Path
-from typing import Any, Optional, TYPE_CHECKING
+from typing import Any, Optional
 
 import yaml
 
+from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
+from fabrik_ros.kinematics.description.servo_map import AuxServo, ServoCalibration
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError
-from fabrik_ros.kinematics.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.options import Bend, SolverOptions
-from fabrik_ros.kinematics.servo_map import AuxServo, ServoCalibration
-
-if TYPE_CHECKING:  # arm.py reads its fields through this module: import it only to type
-    from fabrik_ros.kinematics.arm import Arm
 
 WILDCARD = '/**'
 PARAMS_KEY = 'ros__parameters'
@@ -502,11 +499,3 @@ def read_params_file(path: str | Path) -> Mapping[str, Any]:
         raise ArmConfigError(source, str(path), f'is not valid YAML: {error}') from error
     return unwrap(document, source)
 
-
-def load_arm(path: str | Path) -> 'Arm':
-    """Read, unwrap and validate an arm parameter file.
-
-    :raises ArmConfigError: if the file cannot be read, is not YAML, or breaks a rule
-    """
-    from fabrik_ros.kinematics.arm import Arm  # arm.py imports this module for its readers
-    return Arm.from_params(read_params_file(path))

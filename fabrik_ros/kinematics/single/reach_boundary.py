@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fabrik_ros.kinematics.chain import Chain, planar_pose
 from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, TINY, wrap
-from fabrik_ros.kinematics.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.single.chain import Chain, planar_pose
+from fabrik_ros.kinematics.single.results import ChainSolution, StopReason
 
 _AT_MIN, _AT_MAX, _OUT, _BACK = range(4)
 _TOUCH_M = 1e-12

@@ -3,10 +3,11 @@
 import numpy as np
 import pytest
 
-from fabrik_ros.kinematics import Arm, batch, batch_attempts, FabrikSolver, TargetError
-from fabrik_ros.kinematics.batch_attempts import iterate
-from fabrik_ros.kinematics.fabrik import backward_pass, forward_pass
-from fabrik_ros.kinematics.planar_arm import up_side
+from fabrik_ros.kinematics import Arm, FabrikSolver, TargetError
+from fabrik_ros.kinematics.batch import batch_attempts, batch_solve
+from fabrik_ros.kinematics.batch.batch_attempts import iterate
+from fabrik_ros.kinematics.single.fabrik import backward_pass, forward_pass
+from fabrik_ros.kinematics.single.planar_arm import up_side
 from test.kinematics.reference import tool_points
 
 
@@ -96,7 +97,7 @@ def test_batch_rejects_seeds_of_the_wrong_shape_or_not_finite(arm_4dof: Arm, see
 
 def test_vectorised_fabrik_rows_take_the_single_solvers_steps(any_arm: Arm, monkeypatch):
     """With every open row on the numpy path (none handed to the single solver one by one)."""
-    monkeypatch.setattr(batch, 'SCALAR_ROWS', 0)
+    monkeypatch.setattr(batch_solve, 'SCALAR_ROWS', 0)
     monkeypatch.setattr(batch_attempts, 'SCALAR_ROWS', 0)
     rng = np.random.default_rng(6)
     reachable = tool_points(any_arm, in_limit_angles(any_arm, 300, seed=7))

@@ -1,22 +1,19 @@
 """The yaw planes of arm_ik.candidate_planes for many targets at once, one row per target."""
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import plane_coordinates, reach_bound
-from fabrik_ros.kinematics.chain import Chain
+from fabrik_ros.kinematics.batch.batch_arm import BatchArm
+from fabrik_ros.kinematics.description.joint import Joint, JointKind
 from fabrik_ros.kinematics.elementwise import wrap
-from fabrik_ros.kinematics.joint import Joint, JointKind
-
-if TYPE_CHECKING:
-    from fabrik_ros.kinematics.arm import Arm
+from fabrik_ros.kinematics.single.arm_ik import plane_coordinates, reach_bound
+from fabrik_ros.kinematics.single.chain import Chain
 
 _SAME_RAD = 1e-12
 
 
-def candidate_yaws(arm: 'Arm', targets: np.ndarray,
+def candidate_yaws(arm: BatchArm, targets: np.ndarray,
                    preferred: np.ndarray | None) -> np.ndarray:
     """Return (N, k) yaws in candidate_planes' order, NaN after each row's last candidate.
 
@@ -40,7 +37,7 @@ def candidate_yaws(arm: 'Arm', targets: np.ndarray,
     return _compact(_unique(np.concatenate([ranged, limits], axis=1)))
 
 
-def first_yaws(arm: 'Arm', targets: np.ndarray, preferred: np.ndarray | None) -> np.ndarray:
+def first_yaws(arm: BatchArm, targets: np.ndarray, preferred: np.ndarray | None) -> np.ndarray:
     """Return the first column of :func:`candidate_yaws`, without building the others."""
     joint = arm.joints[0]
     if joint.kind is not JointKind.YAW or _wide(joint):

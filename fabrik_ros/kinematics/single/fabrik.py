@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.elementwise import pick, Scalar, unit_or
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import SolverOptions
-from fabrik_ros.kinematics.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)

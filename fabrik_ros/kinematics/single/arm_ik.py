@@ -15,17 +15,17 @@ from typing import NamedTuple
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
-from fabrik_ros.kinematics.attempts import Attempts
-from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.closed_form import closed_form
+from fabrik_ros.kinematics.description.joint import Joint
 from fabrik_ros.kinematics.elementwise import pick, rotation, Scalar, wrap
 from fabrik_ros.kinematics.errors import TargetError
-from fabrik_ros.kinematics.fabrik import check_finite, FabrikSolver
-from fabrik_ros.kinematics.joint import Joint
 from fabrik_ros.kinematics.options import Bend, SolverOptions
-from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
-from fabrik_ros.kinematics.reach_boundary import closest_pose
-from fabrik_ros.kinematics.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.single.attempts import Attempts
+from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.closed_form import closed_form
+from fabrik_ros.kinematics.single.fabrik import check_finite, FabrikSolver
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.single.reach_boundary import closest_pose
+from fabrik_ros.kinematics.single.results import ChainSolution, StopReason
 from fabrik_ros.kinematics.vec3 import Vec3
 
 DEFAULT_OPTIONS = SolverOptions()

@@ -4,8 +4,9 @@ from typing import Any
 
 import numpy as np
 
-from fabrik_ros.kinematics.chain import Chain
-from fabrik_ros.kinematics.fabrik import (
+from fabrik_ros.kinematics.options import SolverOptions
+from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.fabrik import (
     backward_pass,
     BestPose,
     forward_pass,
@@ -13,8 +14,7 @@ from fabrik_ros.kinematics.fabrik import (
     progress,
     STALLS,
 )
-from fabrik_ros.kinematics.options import SolverOptions
-from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of
 
 SCALAR_ROWS = 8
 """Rows left iterating up to which the single solver's loop finishes them (no numpy cost)."""

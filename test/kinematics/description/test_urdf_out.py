@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fabrik_ros.kinematics import Arm
-from fabrik_ros.kinematics.urdf import arm_urdf
+from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 
 
 def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:

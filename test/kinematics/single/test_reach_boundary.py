@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from fabrik_ros.kinematics import Chain, planar_angles, planar_points
-from fabrik_ros.kinematics.constraints import FREE, Hinge2D
-from fabrik_ros.kinematics.reach_boundary import (
+from fabrik_ros.kinematics.single.constraints import FREE, Hinge2D
+from fabrik_ros.kinematics.single.reach_boundary import (
     boundary_arcs,
     boundary_table,
     closest_on_arcs,

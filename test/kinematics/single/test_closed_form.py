@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fabrik_ros.kinematics import Arm, StopReason
-from fabrik_ros.kinematics.closed_form import closed_form, triangle_angles, within
-from fabrik_ros.kinematics.planar_arm import side_of
+from fabrik_ros.kinematics.single.closed_form import closed_form, triangle_angles, within
+from fabrik_ros.kinematics.single.planar_arm import side_of
 from test.kinematics.reference import closest_distances, tool_points
 
 

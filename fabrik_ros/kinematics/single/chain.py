@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import math
 from typing import Any, Generic, TypeVar
 
-from fabrik_ros.kinematics.constraints import Constraint, FREE, Free, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.elementwise import phase, rotation, Scalar
+from fabrik_ros.kinematics.single.constraints import Constraint, FREE, Free, Hinge2D, Hinge3D
 from fabrik_ros.kinematics.vec3 import Vec3
 
 P = TypeVar('P', complex, Vec3)

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.chain import Chain
 from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, wrap
-from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
 
 TOOL_DIRECTIONS = 24
 

@@ -19,7 +19,7 @@ from fabrik_ros.kinematics import (
     TargetError,
     Vec3,
 )
-from fabrik_ros.kinematics.fabrik import backward_pass, forward_pass
+from fabrik_ros.kinematics.single.fabrik import backward_pass, forward_pass
 
 SOLVER = FabrikSolver(SolverOptions(tolerance_m=1e-6, max_iterations=200,
                                     min_improvement_m=1e-12))

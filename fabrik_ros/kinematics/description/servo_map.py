@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
+from fabrik_ros.kinematics.description.joint import Joint
 from fabrik_ros.kinematics.errors import TargetError
-from fabrik_ros.kinematics.joint import Joint
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.chain import Chain, planar_angles, planar_points
 from fabrik_ros.kinematics.elementwise import interpolate, phase, pick, rotation, Scalar, unit_or
-from fabrik_ros.kinematics.reach_boundary import (
+from fabrik_ros.kinematics.single.chain import Chain, planar_angles, planar_points
+from fabrik_ros.kinematics.single.reach_boundary import (
     boundary_arcs,
     boundary_table,
     BoundaryArc,

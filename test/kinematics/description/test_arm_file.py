@@ -3,7 +3,7 @@
 import pytest
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.arm_file import (
+from fabrik_ros.kinematics.description.arm_file import (
     closest,
     describe,
     flatten,

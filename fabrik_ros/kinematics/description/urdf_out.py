@@ -8,10 +8,10 @@ a link that points along +x, matching :meth:`Arm.fk`. A fixed ``tool_joint`` car
 ``tool_link`` at the tool point.
 """
 
+from typing import Protocol
 from xml.etree import ElementTree as ET
 
-from fabrik_ros.kinematics.arm import Arm
-from fabrik_ros.kinematics.joint import Joint, JointKind
+from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
 
 AXES = {JointKind.YAW: '0 0 1', JointKind.PITCH: '0 -1 0', JointKind.ROLL: '1 0 0'}
 # URDF requires effort [N m] and velocity [rad/s] on revolute joints; hobby servos report
@@ -21,7 +21,31 @@ NOMINAL_VELOCITY = 10.0
 LINK_RADIUS_M = 0.01
 
 
-def arm_urdf(arm: Arm, *, name: str = 'fabrik_arm') -> str:
+class ArmShape(Protocol):
+    """What the URDF is written from: an :class:`~fabrik_ros.kinematics.Arm`'s description.
+
+    A protocol rather than the Arm class, which composes the solvers: the description does
+    not import them.
+    """
+
+    @property
+    def base_frame(self) -> str:
+        """Return the frame targets and joint positions are expressed in."""
+
+    @property
+    def joints(self) -> tuple[Joint, ...]:
+        """Return every actuated joint, config order."""
+
+    @property
+    def shoulder_height_m(self) -> float:
+        """Return the height of the first pitch joint above the base origin [m]."""
+
+    @property
+    def links(self) -> tuple[Link, ...]:
+        """Return one link per pitch joint, out to the next pitch joint (the last: the tool)."""
+
+
+def arm_urdf(arm: ArmShape, *, name: str = 'fabrik_arm') -> str:
     """Return the URDF document of ``arm`` as a string."""
     robot = ET.Element('robot', name=name)
     ET.SubElement(robot, 'link', name=arm.base_frame)

@@ -2,9 +2,9 @@
 
 from collections.abc import Sequence
 
-from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of
-from fabrik_ros.kinematics.results import ChainSolution
+from fabrik_ros.kinematics.single.fabrik import FabrikSolver
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of
+from fabrik_ros.kinematics.single.results import ChainSolution
 
 
 class Attempts:

@@ -10,40 +10,37 @@ closed-form rows (batch_closed_form.py), and the work done.
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabrik_ros.kinematics.arm_ik import (
+from fabrik_ros.kinematics.batch.batch_arm import BatchArm
+from fabrik_ros.kinematics.batch.batch_attempts import BatchAttempts, SCALAR_ROWS, Solved
+from fabrik_ros.kinematics.batch.batch_closed_form import batch_closed_form
+from fabrik_ros.kinematics.batch.batch_planes import (
+    candidate_yaws,
+    first_yaws,
+    plane_bound,
+    planes_of,
+)
+from fabrik_ros.kinematics.description.joint import JointKind
+from fabrik_ros.kinematics.elementwise import rotation
+from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.options import SolverOptions
+from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     bend_side,
     PlanarAnswer,
     Plane,
     seed_options,
 )
-from fabrik_ros.kinematics.batch_attempts import BatchAttempts, SCALAR_ROWS, Solved
-from fabrik_ros.kinematics.batch_closed_form import batch_closed_form
-from fabrik_ros.kinematics.batch_planes import (
-    candidate_yaws,
-    first_yaws,
-    plane_bound,
-    planes_of,
-)
-from fabrik_ros.kinematics.chain import planar_points, planar_pose
-from fabrik_ros.kinematics.elementwise import rotation
-from fabrik_ros.kinematics.errors import TargetError
-from fabrik_ros.kinematics.fabrik import FabrikSolver
-from fabrik_ros.kinematics.joint import JointKind
-from fabrik_ros.kinematics.options import SolverOptions
-from fabrik_ros.kinematics.planar_arm import PlanarArm, side_of, up_side
-from fabrik_ros.kinematics.reach_boundary import closest_on_table
-from fabrik_ros.kinematics.results import BatchIkResult
-
-if TYPE_CHECKING:
-    from fabrik_ros.kinematics.arm import Arm
+from fabrik_ros.kinematics.single.chain import planar_points, planar_pose
+from fabrik_ros.kinematics.single.fabrik import FabrikSolver
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.single.reach_boundary import closest_on_table
+from fabrik_ros.kinematics.single.results import BatchIkResult
 
 
-def solve_batch(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None = None
+def solve_batch(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None = None
                 ) -> BatchIkResult:
     """Return IK answers for (N, 3) targets [m]; see :meth:`Arm.ik_batch`."""
     targets = checked_targets(targets)
@@ -59,7 +56,7 @@ def solve_batch(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None = None
                          first.iterations)
 
 
-def other_planes(arm: 'Arm', targets: np.ndarray, seeds: np.ndarray | None, rows: np.ndarray,
+def other_planes(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None, rows: np.ndarray,
                  answers: 'PlaneAnswers') -> None:
     """Solve ``rows`` in their further candidate planes, as best_answer does; update answers.
 
@@ -96,7 +93,7 @@ class PlaneAnswers:
         self.angles, self.error, self.iterations, self.tip = angles, error, iterations, tip
 
 
-def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndarray | None,
+def solve_plane(arm: BatchArm, targets: np.ndarray, yaw: np.ndarray, seeds: np.ndarray | None,
                 first: bool) -> PlaneAnswers:
     """Solve targets in their yaw's plane: closed form (first plane, no seed), then FABRIK."""
     planar, options = arm.planar, arm.options
@@ -120,7 +117,7 @@ def solve_plane(arm: 'Arm', targets: np.ndarray, yaw: np.ndarray, seeds: np.ndar
     return PlaneAnswers(angles, np.hypot(in_plane, off_plane), iterations, tip)
 
 
-def search(arm: 'Arm', goal: np.ndarray, side: np.ndarray,
+def search(arm: BatchArm, goal: np.ndarray, side: np.ndarray,
            seed_points: list[np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run the FABRIK attempts of ArmIk.solve_plane on rows; return pitches, errors, work.
 
@@ -141,7 +138,7 @@ def search(arm: 'Arm', goal: np.ndarray, side: np.ndarray,
     return pitch, error, iterations
 
 
-def _single(arm: 'Arm', goal: complex, side: int, seed_points: list[np.ndarray] | None,
+def _single(arm: BatchArm, goal: complex, side: int, seed_points: list[np.ndarray] | None,
             index: int) -> PlanarAnswer:
     """Run ArmIk.solve_plane on one row: for a few rows, cheaper than numpy, same steps."""
     seed = None if seed_points is None else [complex(p[index]) for p in seed_points]
@@ -197,14 +194,14 @@ def offer_boundary_poses(attempts: BatchAttempts, planar: PlanarArm, goal: np.nd
     return points
 
 
-def seed_poses(arm: 'Arm', seeds: np.ndarray) -> list[np.ndarray]:
+def seed_poses(arm: BatchArm, seeds: np.ndarray) -> list[np.ndarray]:
     """Return the planar joint positions of (M, n_joints) seed angles, one array per joint."""
     pitch = [seeds[:, i] for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]
     return [np.broadcast_to(p, len(seeds)).astype(complex)
             for p in planar_points(arm.planar.chain, pitch)]
 
 
-def assemble(arm: 'Arm', yaw: np.ndarray, pitch: np.ndarray,
+def assemble(arm: BatchArm, yaw: np.ndarray, pitch: np.ndarray,
              seeds: np.ndarray | None) -> np.ndarray:
     """Return (M, n_joints) angles: the yaw, pitch angles clamped, rolls from seed or home."""
     angles = np.tile(arm.home, (len(yaw), 1)) if seeds is None else seeds.copy()
@@ -217,7 +214,7 @@ def assemble(arm: 'Arm', yaw: np.ndarray, pitch: np.ndarray,
     return angles
 
 
-def tool_points(arm: 'Arm', angles: np.ndarray, tip: np.ndarray) -> np.ndarray:
+def tool_points(arm: BatchArm, angles: np.ndarray, tip: np.ndarray) -> np.ndarray:
     """Return (N, 3) tool points of (N, n_joints) angles: Arm.fk's last row, per row.
 
     Where ``tip`` (the in-plane tool point of a closed-form answer) is known, it is used as
@@ -250,7 +247,7 @@ def checked_targets(targets: np.ndarray) -> np.ndarray:
     return targets
 
 
-def checked_seeds(arm: 'Arm', seeds: np.ndarray, count: int) -> np.ndarray:
+def checked_seeds(arm: BatchArm, seeds: np.ndarray, count: int) -> np.ndarray:
     """Return finite (N, n_joints) seeds clamped into the limits, else raise TargetError."""
     width = len(arm.joints)
     if seeds.shape != (count, width):

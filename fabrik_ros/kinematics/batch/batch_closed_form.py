@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from fabrik_ros.kinematics.closed_form import (
+from fabrik_ros.kinematics.single.closed_form import (
     CANDIDATE_STEPS,
     fits,
     stretched,
     triangle_angles,
     within,
 )
-from fabrik_ros.kinematics.planar_arm import PlanarArm, up_side
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, up_side
 
 TRIANGLE_CHUNK = 8
 """Triangle candidates tried per numpy pass; later chunks run only on rows still open."""
