@@ -4,7 +4,8 @@ launch/arm.launch.py and launch/sim.launch.py only declare :data:`ARM_ARGUMENTS`
 :data:`SIM_ARGUMENTS` and hand the values to :func:`plan_arm` / :func:`plan_sim` from one
 OpaqueFunction (see :mod:`.actions`). A plan is made in full before any process starts, so a
 bad argument (a value outside its choices, a config file that is missing or that rcl cannot
-read, ``baud:=fast``, ``rviz:=true`` without rviz2, ``board:=simavr protocol:=ssc32``) stops
+read, ``baud:=fast``, ``rviz:=true`` without rviz2, ``board:=simavr protocol:=ssc32``, a
+``description:=`` URDF whose joints are not the arm file's) stops
 the launch with one :class:`LaunchArgumentError` naming the argument, the value and what is
 allowed, and leaves nothing running. Plain Python, without ROS 2's ``launch``, so every path
 is unit-tested.
@@ -20,8 +21,9 @@ import yaml
 
 from fabrik_ros.boardsim import cli as boardsim_cli
 from fabrik_ros.boardsim import simavr_board
-from fabrik_ros.kinematics import load_arm
+from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
+from fabrik_ros.launch_support import description
 
 PACKAGE = 'fabrik_ros'
 TRUE_FALSE = ('true', 'false')
@@ -87,8 +89,13 @@ def _viewer_arguments(rviz_default: str) -> tuple[Argument, ...]:
                  'Start rviz2 with config/rviz/fabrik.rviz (auto: when installed)',
                  TRUE_FALSE_AUTO),
         Argument('robot_state_publisher', 'auto',
-                 'Start robot_state_publisher with the URDF generated from the arm config '
-                 '(auto: when installed)', TRUE_FALSE_AUTO),
+                 'Start robot_state_publisher with the URDF of description:= (auto: when '
+                 'installed)', TRUE_FALSE_AUTO),
+        Argument(description.ARGUMENT, '',
+                 "The arm's own URDF file (the vendor's, xacro expanded) for "
+                 'robot_state_publisher and so RViz, its movable joints named as the '
+                 "arm file's joints and auxiliary servos; empty: the URDF generated from the "
+                 'arm file'),
     )
 
 
@@ -136,11 +143,12 @@ def plan_arm(values: Mapping[str, str], *, share: Path,
     """
     _check_choices(values, arm_arguments(share))
     config = _checked_config(values['config'])
+    urdf = _checked_description(values, load_arm(config))
     if not values['port']:
         raise LaunchArgumentError('port:= is empty; name the serial device of the board, e.g. '
                                   'port:=/dev/ttyUSB0')
     baud = _checked_baud(values['baud'])
-    viewers, notes = _viewers(values, config, share, installed)
+    viewers, notes = _viewers(values, urdf, share, installed)
     driver = Process(PACKAGE, 'servo_driver', parameters=(
         config, {'port': values['port'], 'baud': baud, 'protocol': values['protocol']}))
     return Plan((_ik(config), driver, *viewers), notes)
@@ -173,6 +181,7 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
     """
     _check_choices(values, sim_arguments(share))
     config = _checked_config(values['config'])
+    urdf = _checked_description(values, load_arm(config))
     board, protocol, link = values['board'], values['protocol'], values['link']
     if values['sim_device'] == 'false':
         for name, default in (('board', 'python'), ('protocol', 'native')):
@@ -193,7 +202,7 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
                        arguments=('--board', board, '--protocol', protocol, '--link', link)),
                Process(PACKAGE, 'servo_driver',
                        parameters=(config, {'port': link, 'protocol': protocol})))
-    viewers, notes = _viewers(values, config, share, installed)
+    viewers, notes = _viewers(values, urdf, share, installed)
     return Plan((_ik(config), *arm, *viewers), notes)
 
 
@@ -269,6 +278,21 @@ def _checked_baud(text: str) -> int:
     return baud
 
 
+def _checked_description(values: Mapping[str, str], arm: Arm) -> str:
+    """Return the URDF robot_state_publisher is to get: description:='s file, else ``arm``'s."""
+    path = values[description.ARGUMENT]
+    if not path:
+        return arm_urdf(arm)
+    if values['robot_state_publisher'] == 'false':
+        raise LaunchArgumentError(f'{description.ARGUMENT}:={path} needs robot_state_publisher '
+                                  f'(true or auto): with robot_state_publisher:=false no '
+                                  f'one shows it')
+    try:
+        return description.vendor_urdf(path, arm)
+    except description.DescriptionError as error:
+        raise LaunchArgumentError(str(error)) from None
+
+
 def _check_link(link: str) -> None:
     if not link:
         raise LaunchArgumentError('link:= is empty; name the path of the symlink to the '
@@ -280,9 +304,9 @@ def _check_link(link: str) -> None:
                                   f'replaced: choose a free path')
 
 
-def _viewers(values: Mapping[str, str], config: str, share: Path,
+def _viewers(values: Mapping[str, str], urdf: str, share: Path,
              installed: Callable[[str], bool]) -> tuple[tuple[Process, ...], tuple[str, ...]]:
-    """Return robot_state_publisher and rviz2 as asked for, and a note for each left out."""
+    """Return robot_state_publisher (with ``urdf``) and rviz2 as asked, a note for each not."""
     processes, notes = [], []
     for argument in ('robot_state_publisher', 'rviz'):
         package = 'rviz2' if argument == 'rviz' else argument
@@ -298,7 +322,6 @@ def _viewers(values: Mapping[str, str], config: str, share: Path,
             notes.append(f'{package} is not installed: not started ({argument}:=auto)')
             continue
         if package == 'robot_state_publisher':
-            urdf = arm_urdf(load_arm(config))
             processes.append(Process(package, package,
                                      parameters=({'robot_description': urdf},)))
         else:
