@@ -67,8 +67,19 @@ def actions(plan: Plan) -> list:
             *(_action(process) for process in plan.processes)]
 
 
+def _end_launch(reason: str) -> Callable:
+    """Return the on_exit of a required process: end the launch, unless it is ending already.
+
+    At Ctrl-C every process exits, the required one too; a Shutdown then would log
+    "process[...] was required: shutting down launched system" as if it had caused the stop.
+    """
+    def on_exit(event, context):
+        return None if context.is_shutdown else [Shutdown(reason=reason)]
+    return on_exit
+
+
 def _action(process: Process):
-    on_exit = ([Shutdown(reason=f'{process.executable} ended')] if process.required else None)
+    on_exit = _end_launch(f'{process.executable} ended') if process.required else None
     if not process.node:
         executable = os.path.join(get_package_prefix(process.package), 'lib', process.package,
                                   process.executable)
