@@ -84,7 +84,8 @@ def _geometry(params: ArmParameters) -> list[str]:
         lines.append(f'      # link_lengths_m[{index}]: '
                      f'{sources[f"geometry.link_lengths_m[{index}]"]}')
     lengths = ', '.join(format_float(v) for v in params.link_lengths_m)
-    lines.append(f'      link_lengths_m: [{lengths}]')
+    comment = 'the axis distances named above, in order' if lengths else 'one pitch joint'
+    lines.append(f'      link_lengths_m: [{lengths}]  # {comment}')
     for key in ('tool_length_m', 'roll_axis_offset_m', 'tool_offset_m'):
         lines.append(f'      {key}: {format_float(getattr(params, key))}  '
                      f'# {sources[f"geometry.{key}"]}')

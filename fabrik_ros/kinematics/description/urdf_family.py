@@ -81,13 +81,16 @@ def _check_first_pitch(joint: ChainJoint, yaw: ChainJoint | None) -> None:
                 raise UrdfError(f'joint {name!r}: pitch axis {_xyz(joint.axis)} in a chain '
                                 "without a yaw joint must be parallel to the base link's y")
             return
-        raise UrdfError(f'joint {name!r}: axis {_xyz(joint.axis)} is neither parallel to the '
-                        "base link's z (a yaw axis) nor perpendicular to it (a pitch axis)")
+        tilt = math.degrees(math.acos(min(1.0, abs(float(joint.axis @ BASE_Z)))))
+        raise UrdfError(f"joint {name!r}: axis {_xyz(joint.axis)} is {tilt:.4g} deg off the "
+                        "base link's z; a yaw axis must be parallel to it, a first pitch axis "
+                        'perpendicular')
     if _parallel(joint.axis, yaw.axis):
         raise UrdfError(f'joint {name!r}: a second yaw joint after {yaw.joint.name!r}; the '
                         'family has one yaw joint at most, first')
     if not _perpendicular(joint.axis, yaw.axis):
-        raise UrdfError(f'joint {name!r}: axis at {_angle_deg(joint, yaw)} deg to the yaw axis '
+        off = math.degrees(math.asin(min(1.0, abs(float(joint.axis @ yaw.axis)))))
+        raise UrdfError(f'joint {name!r}: axis {off:.4g} deg off perpendicular to the yaw axis '
                         f'of {yaw.joint.name!r}; a pitch axis must be perpendicular to it')
 
 
@@ -109,4 +112,5 @@ def _angle_deg(a: ChainJoint, b: ChainJoint) -> str:
 
 def _xyz(axis: Matrix) -> str:
     """Return an axis for a message, in the base link's frame."""
-    return '(' + ', '.join(f'{v:.4g}' for v in axis) + ") in the base link's frame"
+    numbers = ', '.join(f'{round(float(v), 4) + 0.0:g}' for v in axis)
+    return f"({numbers}) in the base link's frame"
