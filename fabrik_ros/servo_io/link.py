@@ -22,7 +22,14 @@ import time
 from typing import Optional, Union
 
 from fabrik_ros.servo_io.deadline import Clock, Deadline
-from fabrik_ros.servo_io.errors import BoardRefused, LinkError, LinkLost, LinkTimeout
+from fabrik_ros.servo_io.device_bytes import shown
+from fabrik_ros.servo_io.errors import (
+    BoardRefused,
+    LinkError,
+    LinkLost,
+    LinkTimeout,
+    NotABoard,
+)
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState
 from fabrik_ros.servo_io.link_stats import Counters, LinkStats
 from fabrik_ros.servo_io.protocols import native
@@ -34,10 +41,8 @@ from fabrik_ros.servo_io.protocols.dialect import (
     Protocol,
     Transaction,
 )
-from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
+from fabrik_ros.servo_io.protocols.dialects import dialect_type
 from fabrik_ros.servo_io.protocols.native import BoardInfo, WatchdogAction
-from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
-from fabrik_ros.servo_io.protocols.ssc32_dialect import Ssc32Dialect
 from fabrik_ros.servo_io.scheduler import Scheduler
 from fabrik_ros.servo_io.serial_port import (
     is_url,
@@ -49,9 +54,9 @@ from fabrik_ros.servo_io.serial_port import (
 
 DEFAULT_OPTIONS = LinkOptions()
 _MOVE_MAX_S = 65.535
-_DIALECTS: dict[Protocol, Callable[[int], Dialect]] = {
-    Protocol.NATIVE: NativeDialect, Protocol.SSC32: Ssc32Dialect,
-    Protocol.MAESTRO: MaestroDialect}
+# Silence the line must keep after an unframed handshake answer: a hundred byte times even
+# at 9600 baud, and many times a pty's or a USB adapter's latency.
+_QUIET_S = 0.1
 
 
 class ServoLink:
@@ -83,7 +88,7 @@ class ServoLink:
         self.protocol = Protocol(protocol)
         self.channels = channels
         self.options = options
-        self._dialect: Dialect = _DIALECTS[self.protocol](channels)
+        self._dialect: Dialect = dialect_type(self.protocol)(channels)
         self._factory = serial_factory
         self._clock = clock
         self._on_state = on_state
@@ -449,39 +454,70 @@ class ServoLink:
         self._set_state(LinkState.CONNECTING)
         self._port = SerialPort.open(self.path, self._factory, self.options.baud,
                                      self.options.write_timeout_s)
+        # Once per connection, before the handshake: what the dialect holds of the last one
+        # (bytes, positioned channels, targets) must not pass for this one's.
         self._dialect.reset()
         board = self._handshake()
         with self._cv:
             self._board = board
-            self._forget_board()
+            self._scheduler.forget_board(self._clock())
             if self._ever_ready:
                 self._count.reconnects += 1
             self._ever_ready = True
         self._set_state(LinkState.READY)
 
-    def _forget_board(self) -> None:
-        """Make the scheduler send every setting again (see Scheduler.forget_board)."""
-        self._scheduler.forget_board(self._clock())
-        self._dialect.reset()
-
     def _handshake(self) -> BoardInfo:
+        """Ask the board who it is until it answers as it can, or refuse the port.
+
+        :raises NotABoard: if what answered cannot be the board (the last such answer is
+            named, with the likely causes)
+        :raises LinkTimeout: if nothing answered
+        """
         options = self.options
         deadline = Deadline(options.handshake_timeout_s, clock=self._clock)
+        refusal: Optional[NotABoard] = None
         while not deadline.expired():
             request = self._dialect.handshake()
             self._write(request.data)
             wait = Deadline(min(options.handshake_interval_s, deadline.time_left()),
                             clock=self._clock)
-            answer = self._await(request, wait)
-            board = self._dialect.take_board_reset()
-            if board is None and answer is not None and answer.nack is None:
-                board = self._dialect.board_info(answer)
+            try:
+                board = self._identify(self._await(request, wait))
+            except NotABoard as error:
+                refusal, board = error, None
             if board is not None:
                 self._check_board(board)
                 return board
             self._dialect.discard_input()
+        dialect = self._dialect
+        causes = f'; likely {dialect.likely_causes}' if dialect.likely_causes else ''
+        if refusal is not None:
+            raise NotABoard(f'{self.path}: refused, no {dialect.board_name}: {refusal}{causes}')
         raise LinkTimeout(f'{self.path}: no {self.protocol.name} board answered within '
-                          f'{options.handshake_timeout_s} s')
+                          f'{options.handshake_timeout_s} s{causes}')
+
+    def _identify(self, answer: Optional[Answer]) -> Optional[BoardInfo]:
+        """Return the board in a READY or in ``answer``; None if neither says.
+
+        Where answers are unframed, the line must then stay quiet for ``_QUIET_S``: a board
+        sends nothing it was not asked for, a wrong baud rate or another device does.
+
+        :raises NotABoard: on an answer the board cannot give, or bytes after it
+        """
+        board = self._dialect.take_board_reset()
+        if board is None and answer is not None and answer.nack is None:
+            board = self._dialect.board_info(answer)
+        if board is None or not self._dialect.unframed:
+            return board
+        quiet = Deadline(_QUIET_S, clock=self._clock)
+        unrequested = self._dialect.take_unrequested()
+        while not unrequested and not quiet.expired() and not self._closing.is_set():
+            self._receive(quiet.time_left(), self._closing)
+            unrequested = self._dialect.take_unrequested()
+        if unrequested:
+            raise NotABoard(f'after its answer it sent {shown(unrequested)} that no request '
+                            'asked for')
+        return board
 
     def _check_board(self, board: BoardInfo) -> None:
         if board.channels < self.channels:
@@ -522,7 +558,8 @@ class ServoLink:
                 if board is not None:
                     self._count.board_resets += 1
                     self._board = board
-                    self._forget_board()
+                    self._dialect.reset()
+                    self._scheduler.forget_board(self._clock())
                 self._cv.notify_all()
 
     def _check_path(self) -> None:

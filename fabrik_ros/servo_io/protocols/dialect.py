@@ -71,11 +71,27 @@ class Capabilities:
 
 
 class Dialect(abc.ABC):
-    """Build requests for one protocol and pick its answers out of the received bytes."""
+    """Build requests for one protocol and pick its answers out of the received bytes.
+
+    Class attributes describe the board for messages: ``board_name`` (as its maker calls
+    it), ``board_channels`` (channels 0..n-1 exist on the largest model) and
+    ``likely_causes`` (why a port does not answer as this board would, for the one line
+    that refuses it). ``unframed`` is True where answers carry no start byte or checksum,
+    so bytes no request asked for could pass for answers: the link listens for silence after
+    the handshake answer, and :meth:`take_unrequested` tells what broke it.
+    """
 
     capabilities: Capabilities
+    board_name: str
+    board_channels: int
+    likely_causes: str = ''
+    unframed: bool = False
 
     def __init__(self, channels: int) -> None:
+        if not 1 <= channels <= self.board_channels:
+            raise ValueError(f'channels = {channels!r}, must be within [1, '
+                             f'{self.board_channels}] (channels 0..{self.board_channels - 1} '
+                             f'of a {self.board_name})')
         self.channels = channels
 
     @abc.abstractmethod
@@ -98,13 +114,25 @@ class Dialect(abc.ABC):
         """Return the board's info if it announced a reset since the last call."""
         return None
 
+    def take_unrequested(self) -> bytes:
+        """Return (a sample of) the bytes no request asked for since the last call, and drop them.
+
+        Framed protocols recognise their answers by sequence number and checksum and skip
+        anything else; they return nothing here.
+        """
+        return b''
+
     @abc.abstractmethod
     def handshake(self) -> Transaction:
         """Return the request that proves the board is up and identifies it."""
 
     @abc.abstractmethod
     def board_info(self, answer: Answer) -> Optional[BoardInfo]:
-        """Return the identity in the handshake answer, or None if it is not one."""
+        """Return the identity in the handshake answer, or None if it is not one.
+
+        :raises NotABoard: if the answer is one this board cannot send (the message says
+            what was received, escaped, and what the board sends instead)
+        """
 
     @abc.abstractmethod
     def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
@@ -142,7 +170,11 @@ class Dialect(abc.ABC):
 
     @abc.abstractmethod
     def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
-        """Return the positions in the answers to :meth:`poll`, or None if malformed."""
+        """Return the positions in the answers to :meth:`poll`, else None (pose unknown).
+
+        None for a malformed answer, a pulse outside what the board can report, or a poll
+        during which bytes arrived that no request asked for: the board cannot have sent it.
+        """
 
 
 def mask_channels(mask: int, channels: int) -> list[int]:

@@ -45,6 +45,9 @@ class MaestroError(enum.IntFlag):
     SCRIPT_PROGRAM_COUNTER = 1 << 8
 
 
+ERRORS_DEFINED = 0x01FF  # bits 0-8; no Maestro sets the others
+
+
 def _check_channel(channel: int) -> None:
     if not 0 <= channel < CHANNELS:
         raise ValueError(f'channel = {channel!r}, must be within [0, {CHANNELS - 1}]')

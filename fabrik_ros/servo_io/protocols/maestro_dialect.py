@@ -3,6 +3,8 @@
 from collections.abc import Sequence
 from typing import Optional
 
+from fabrik_ros.servo_io.device_bytes import shown
+from fabrik_ros.servo_io.errors import NotABoard
 from fabrik_ros.servo_io.protocols import maestro
 from fabrik_ros.servo_io.protocols.dialect import (
     Answer,
@@ -28,10 +30,14 @@ class MaestroDialect(RawDialect):
 
     capabilities = Capabilities(acknowledged=False, board_limits=False, watchdog=False,
                                 pulse_range_us=(1, _PULSE_MAX_US))
+    board_name = 'Pololu Maestro'
+    board_channels = maestro.CHANNELS     # the Mini Maestro 24; a Micro Maestro has 6
+    likely_causes = ('a Maestro not in the USB Dual Port serial mode (it ships in "UART, '
+                     'detect baud rate", where the Command Port ignores commands and passes on '
+                     'what arrives on RX: Maestro Control Center, Serial Settings), its TTL '
+                     'Port instead of its Command Port, or another device on the port')
 
     def __init__(self, channels: int) -> None:
-        if not 1 <= channels <= maestro.CHANNELS:
-            raise ValueError(f'channels = {channels!r}, must be within [1, {maestro.CHANNELS}]')
         super().__init__(channels)
         self._targets: dict[int, int] = {}
         self._speeds: dict[int, int] = {}
@@ -48,8 +54,16 @@ class MaestroDialect(RawDialect):
                            size=maestro.REPLY_SIZE)
 
     def board_info(self, answer: Answer) -> Optional[BoardInfo]:
-        """Return a board identity naming the error register read at the handshake."""
+        """Return a board identity naming the error register read at the handshake.
+
+        :raises NotABoard: if the register has a bit set that no Maestro defines
+        """
         errors = maestro.decode_u16(answer.data)
+        undefined = errors & ~maestro.ERRORS_DEFINED
+        if undefined:
+            raise NotABoard(f'Get Errors answered 0x{errors:04x} ({shown(answer.data)}), with '
+                            f'bits 0x{undefined:04x} set that no Maestro has (only bits 0-8 '
+                            'are defined)')
         return BoardInfo(0, self.channels, f'Pololu Maestro (errors 0x{errors:04x})')
 
     def _target(self, channel: int, pulse_us: int, move_s: float) -> bytes:
@@ -95,10 +109,17 @@ class MaestroDialect(RawDialect):
                             size=maestro.REPLY_SIZE) for channel in range(self.channels)]
 
     def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
-        """Return the positions rounded to whole µs; 0 (off) → None."""
+        """Return the positions rounded to whole µs; 0 (off) → None.
+
+        None for the whole report if a position is beyond 14 bits (targets are two 7-bit
+        halves, so no servo position is larger) or bytes nobody asked for arrived meanwhile.
+        """
+        garbled = self.take_garbled()
         if (len(answers) != self.channels
                 or any(len(answer.data) != maestro.REPLY_SIZE for answer in answers)):
             return None
         quarters = [maestro.decode_u16(answer.data) for answer in answers]
+        if garbled or any(q > maestro.DATA_MAX for q in quarters):
+            return None
         pulses = tuple(round(q / maestro.QUARTERS_PER_US) or None for q in quarters)
         return Positions(pulses, 1.0, stamp_s)

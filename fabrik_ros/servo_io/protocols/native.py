@@ -11,6 +11,8 @@ import enum
 import struct
 from typing import Optional, Union
 
+from fabrik_ros.servo_io.device_bytes import printable
+
 SYNC = b'\xa5\x5a'
 MAX_PAYLOAD = 64
 HEADER_SIZE = 5          # SYNC0 SYNC1 LEN SEQ CMD
@@ -246,10 +248,13 @@ def position_bytes(report: PositionReport) -> bytes:
 
 
 def parse_board_info(data: bytes) -> Optional[BoardInfo]:
-    """Return the :class:`BoardInfo` in a PING/READY data part, or None if it is too short."""
+    """Return the :class:`BoardInfo` in a PING/READY data part, or None if it is too short.
+
+    The firmware name goes into log lines, so bytes other than printable ASCII are escaped.
+    """
     if len(data) < 2:
         return None
-    return BoardInfo(data[0], data[1], data[2:].decode('ascii', 'replace'))
+    return BoardInfo(data[0], data[1], printable(data[2:]))
 
 
 def parse_positions(data: bytes) -> Optional[PositionReport]:

@@ -31,11 +31,10 @@ class NativeDialect(Dialect):
     capabilities = Capabilities(acknowledged=True, board_limits=True, watchdog=True,
                                 pulse_range_us=(native.PULSE_MIN_US, native.PULSE_MAX_US),
                                 fast_frame=True)
+    board_name = 'native board'
+    board_channels = 8       # ENABLE carries one mask byte
 
     def __init__(self, channels: int) -> None:
-        if not 1 <= channels <= 8:
-            raise ValueError(f'channels = {channels!r}, must be within [1, 8] '
-                             '(ENABLE carries one mask byte)')
         super().__init__(channels)
         self._seq = 0
         self._decoder = native.FrameDecoder()

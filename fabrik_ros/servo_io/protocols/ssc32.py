@@ -7,7 +7,12 @@ Source: "Lynxmotion SSC-32U USB Servo Controller Board User Guide", section "Com
 "Query Movement Status" (``Q<cr>`` answers ``.`` when the previous move is complete and ``+``
 while it is in progress), "Query Pulse Width" (``QP<arg><cr>`` answers one binary byte per
 queried servo, the pulse width / 10), and "Get Version" (``VER<cr>`` answers the firmware
-version as text). Arguments are decimal ASCII, case does not matter, spaces are ignored.
+version as text). Arguments are decimal ASCII, case does not matter, spaces are ignored. The
+guide gives the board's factory baud rate as 9600.
+
+The version text is ``SSC32-V``, a version number and a suffix naming the variant:
+``SSC32-V2.50USB`` on an SSC-32U (host programs written for the board compare the whole
+answer, ``SSC32-V2.50USB<cr>``). Anything else in answer to ``VER`` is not this board.
 
 Two behaviours are not in the guide's command tables: ``#<ch>P0`` stops the pulses of a channel
 (RobotShop support, community.robotshop.com "Servo release with SSC-32U"), and after power-up
@@ -20,9 +25,14 @@ Pure: no I/O. :class:`Ssc32CommandDecoder` parses the host's commands for the si
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+import re
 from typing import Optional, Union
 
 CR = b'\r'
+FACTORY_BAUD = 9600
+VERSION_EXAMPLE = 'SSC32-V2.50USB'
+# 'SSC32-', an optional V, major.minor, a variant suffix of letters and digits.
+_VERSION_LINE = re.compile(r'SSC32-V?[0-9]{1,2}\.[0-9]{1,3}[A-Z0-9]{0,8}')
 CHANNELS = 32
 PULSE_MIN_US = 500
 PULSE_MAX_US = 2500
@@ -95,6 +105,18 @@ def encode_query_pulse_widths(channels: Sequence[int]) -> bytes:
 def encode_version() -> bytes:
     r"""Return ``VER\r``; the board answers its firmware version text ending in CR."""
     return b'VER' + CR
+
+
+def decode_version(line: bytes) -> Optional[str]:
+    r"""Return the version in a ``VER`` answer (with or without its CR), None if it is not one.
+
+    >>> decode_version(b'SSC32-V2.50USB\r')
+    'SSC32-V2.50USB'
+    >>> decode_version(b'\x8f\x13SSC32\r') is None
+    True
+    """
+    text = line.removesuffix(CR).decode('ascii', 'replace')
+    return text if _VERSION_LINE.fullmatch(text) else None
 
 
 def decode_pulse_widths(data: bytes) -> tuple[int, ...]:

@@ -3,6 +3,8 @@
 from collections.abc import Sequence
 from typing import Optional
 
+from fabrik_ros.servo_io.device_bytes import shown
+from fabrik_ros.servo_io.errors import NotABoard
 from fabrik_ros.servo_io.protocols import ssc32
 from fabrik_ros.servo_io.protocols.dialect import (
     Answer,
@@ -30,10 +32,13 @@ class Ssc32Dialect(RawDialect):
 
     capabilities = Capabilities(acknowledged=False, board_limits=False, watchdog=False,
                                 pulse_range_us=(ssc32.PULSE_MIN_US, ssc32.PULSE_MAX_US))
+    board_name = 'SSC-32U'
+    board_channels = ssc32.CHANNELS
+    likely_causes = (f'the wrong baud rate (an SSC-32U ships at {ssc32.FACTORY_BAUD} baud: '
+                     f'baud:={ssc32.FACTORY_BAUD}, or set the board to the one used), no VL '
+                     'power on the board, or another device on the port')
 
     def __init__(self, channels: int) -> None:
-        if not 1 <= channels <= ssc32.CHANNELS:
-            raise ValueError(f'channels = {channels!r}, must be within [1, {ssc32.CHANNELS}]')
         super().__init__(channels)
         self._positioned: set[int] = set()
 
@@ -47,9 +52,15 @@ class Ssc32Dialect(RawDialect):
         return Transaction(ssc32.encode_version(), AnswerKind.LINE)
 
     def board_info(self, answer: Answer) -> Optional[BoardInfo]:
-        """Return the version text as the firmware name (protocol version 0 = not native)."""
-        text = answer.data.decode('ascii', 'replace').strip()
-        return BoardInfo(0, self.channels, text) if text else None
+        """Return the version text as the firmware name (protocol version 0 = not native).
+
+        :raises NotABoard: if the answer is not a version line (see ``ssc32.decode_version``)
+        """
+        version = ssc32.decode_version(answer.data)
+        if version is None:
+            raise NotABoard(f'VER answered {shown(answer.data)}, not a version line like '
+                            f'{ssc32.VERSION_EXAMPLE!r}')
+        return BoardInfo(0, self.channels, version)
 
     def pulses(self, pulses_us: Sequence[int], move_ms: int, enabled_mask: int,
                board_us: Sequence[Optional[int]]) -> list[Transaction]:
@@ -97,8 +108,16 @@ class Ssc32Dialect(RawDialect):
                             size=1) for channel in range(self.channels)]
 
     def positions(self, answers: Sequence[Answer], stamp_s: float) -> Optional[Positions]:
-        """Return the pulse widths (10 µs resolution); 0 (not pulsing) → None."""
+        """Return the pulse widths (10 µs resolution); 0 (not pulsing) → None.
+
+        None for the whole report if a width is outside 500..2500 µs (the board drives no
+        other) or bytes nobody asked for arrived meanwhile.
+        """
+        garbled = self.take_garbled()
         if len(answers) != self.channels or any(len(answer.data) != 1 for answer in answers):
             return None
         pulses = ssc32.decode_pulse_widths(b''.join(answer.data for answer in answers))
+        low, high = self.capabilities.pulse_range_us
+        if garbled or not all(pulse == 0 or low <= pulse <= high for pulse in pulses):
+            return None
         return Positions(tuple(pulse or None for pulse in pulses), 10.0, stamp_s)
