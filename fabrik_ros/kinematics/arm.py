@@ -5,14 +5,16 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
-from fabrik_ros.kinematics.batch.batch_solve import solve_batch
+from fabrik_ros.kinematics.batch.batch_arm import BatchArm
+from fabrik_ros.kinematics.batch.batch_solve import checked_seeds, checked_targets, solve_batch
 from fabrik_ros.kinematics.description import arm_file
-from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
+from fabrik_ros.kinematics.description.joint import Joint, Link
+from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
@@ -24,9 +26,9 @@ from fabrik_ros.kinematics.single.arm_ik import (
     PlanarAnswer,
     Plane,
     stop_reason,
+    turn_to_target,
 )
-from fabrik_ros.kinematics.single.chain import Chain
-from fabrik_ros.kinematics.single.constraints import Hinge2D
+from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
@@ -46,6 +48,7 @@ class Arm:
     :param links: one per pitch joint, out to the next pitch joint (the last: to the tool)
     :param servo_map: angle <-> pulse calibration of every joint, plus auxiliary channels
     :param options: FABRIK stopping rules and default bend preference
+    :param offsets: where the base, shoulder, plane and tool sit off the ideal chain
     """
 
     base_frame: str
@@ -54,6 +57,7 @@ class Arm:
     links: tuple[Link, ...]
     servo_map: ServoMap
     options: SolverOptions = SolverOptions()
+    offsets: Offsets = Offsets()
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> 'Arm':
@@ -92,66 +96,43 @@ class Arm:
         return np.array([j.home_rad for j in self.joints])
 
     @cached_property
+    def model(self) -> ArmModel:
+        """Return the arm as the solvers see it: geometric angles, offsets, planar chains."""
+        pitch = [link.length_m for link in self.links]
+        return _shared_model(tuple(j.geometric_view() for j in self.joints),
+                             complex(self.offsets.shoulder_offset_m, self.shoulder_height_m),
+                             tuple(pitch[:-1]), pitch[-1], self.offsets)
+
+    @property
     def planar(self) -> PlanarArm:
-        """Return the pitch joints as a planar chain in the arm's vertical plane."""
-        pitch = [j for j in self.joints if j.kind is JointKind.PITCH]
-        chain = Chain(complex(0.0, self.shoulder_height_m), 1 + 0j,
-                      tuple(link.length_m for link in self.links),
-                      tuple(Hinge2D(j.min_rad, j.max_rad) for j in pitch))
-        return _shared_planar(chain)
-
-    @cached_property
-    def _home(self) -> tuple[float, ...]:
-        return tuple(j.home_rad for j in self.joints)
-
-    @cached_property
-    def _pitch_index(self) -> list[int]:
-        return [i for i, j in enumerate(self.joints) if j.kind is JointKind.PITCH]
-
-    @cached_property
-    def _yaw(self) -> Joint | None:
-        return self.joints[0] if self.joints[0].kind is JointKind.YAW else None
+        """Return the pitch joints and tool as a planar chain, at the home roll."""
+        return self.model.plane_for(self.model.roll_of(self.model.home)).planar
 
     def within_limits(self, angles: FloatVector) -> bool:
         """Return True when every angle is finite and within its joint's limits."""
         return all(j.contains(float(a)) for j, a in zip(self.joints, angles, strict=True))
 
     def fk(self, angles: FloatVector) -> np.ndarray:
-        """Return the (n_joints + 1, 3) joint positions [m] for joint angles [rad].
+        """Return the (n_joints + 1, 3) joint positions [m] for joint positions [rad].
 
-        Row i is joint i (a roll joint shares its row with the joint before it); the last row
-        is the tool point.
+        Row i is joint i (a roll joint: where its axis passes nearest the last pitch axis);
+        the last row is the tool point. Positions in the base frame.
 
         :raises TargetError: if the angles are not finite or not one per joint
         """
-        values = self._angles_in('angles', angles)
-        yaw = values[0] if self._yaw is not None else 0.0
-        planar = self.planar.points([values[i] for i in self._pitch_index])
-        cos, sin = math.cos(yaw), math.sin(yaw)
-        rows = []
-        pitch_seen = 0
-        for joint in self.joints:
-            if joint.kind is JointKind.YAW:
-                rows.append((0.0, 0.0, 0.0))
-                continue
-            if joint.kind is JointKind.PITCH:
-                pitch_seen += 1
-            point = planar[pitch_seen - 1]
-            rows.append((point.real * cos, point.real * sin, point.imag))
-        tip = planar[-1]
-        rows.append((tip.real * cos, tip.real * sin, tip.imag))
-        return np.array(rows)
+        return self.model.fk(self._geometric(self._angles_in('angles', angles)))
 
     def ik(self, target: FloatVector, seed: FloatVector | None = None, *,
            approach: FloatVector | None = None, bend: Bend | None = None,
            pole: FloatVector | None = None) -> IkResult:
-        """Return joint angles within limits that bring the tool point to ``target``.
+        """Return joint positions within limits that bring the tool point to ``target``.
 
         :param target: (x, y, z) in the base frame [m]
-        :param seed: current joint angles [rad] to warm-start from; with bend ``ANY`` the
+        :param seed: current joint positions [rad] to warm-start from; with bend ``ANY`` the
             solve stays on the seed's elbow branch whenever that branch reaches the target,
             so a tracked target never makes the elbow flip; roll joints keep the seed's angle
-            (the home angle without a seed)
+            (the home angle without a seed), unless the tool sits off the roll axis and only
+            another roll reaches the target
         :param approach: (x, y, z) direction the tool should point along, or None; only its
             part in the arm's vertical plane can be met, the miss is ``approach_error_rad``
         :param bend: elbow side preference, None for ``options.bend``; ``UP`` / ``DOWN`` win
@@ -160,50 +141,88 @@ class Arm:
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
         goal = as_vec3('target', target)
-        aim = _within_reckoning(goal)
-        bend = bend or self.options.bend
-        pole_vec = None if pole is None else as_vec3('pole', pole)
-        if seed is None and approach is None:
-            quick = self._solver.quick(self._yaw, aim, bend=bend, pole=pole_vec)
-            if quick is not None:
-                return self._closed_form_result(*quick, goal)
-        seed_angles = None if seed is None else self._clamped_seed(seed)
-        planes = candidate_planes(self._yaw, aim,
-                                  None if seed_angles is None else float(seed_angles[0]))
-        seed_points = None if seed_angles is None else self.planar.points(
-            [seed_angles[i] for i in self._pitch_index])
-        approach_vec = None if approach is None else _unit(as_vec3('approach', approach))
-        answer, iterations = best_answer(self._solver, planes, seed_points=seed_points,
-                                         bend=bend, pole=pole_vec, approach=approach_vec)
-        start = self.home if seed_angles is None else seed_angles
-        return self._result(answer, start, goal, iterations, approach_vec)
+        aim = _within_reckoning(goal - self._base)
+        ask = _Ask(bend or self.options.bend,
+                   None if pole is None else as_vec3('pole', pole) - self._base,
+                   None if approach is None else _unit(as_vec3('approach', approach)))
+        start = self.model.home if seed is None else self._geometric(self._clamped_seed(seed))
+        roll = self.model.roll_of(start)
+        result = self._solve(aim, goal, start, seed is not None, roll, ask)
+        if result.reached or not self.model.roll_moves_tool:
+            return result
+        return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
 
-    def _closed_form_result(self, plane: Plane, pitches: list[float], tip: complex,
-                            goal: Vec3) -> IkResult:
+    def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
+               ask: '_Ask') -> IkResult:
+        """Return the best answer with the roll joint at ``roll`` (geometric) [rad]."""
+        plane = self.model.plane_for(roll)
+        ik = self._ik(plane)
+        yaw = self.model.yaw
+        if not seeded and ask.approach is None:
+            quick = ik.quick(yaw, aim, bend=ask.bend, pole=ask.pole)
+            if quick is not None:
+                result = self._closed_form_result(plane, start, *quick, goal)
+                if result.reached or yaw is None or plane.lateral_m == 0.0:
+                    return result
+        planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
+                                  plane.lateral_m)
+        seed_points = plane.planar.points(self._planar_angles(start, plane)) if seeded else None
+        answer, iterations = best_answer(ik, planes, seed_points=seed_points, bend=ask.bend,
+                                         pole=ask.pole, approach=ask.approach)
+        if (yaw is not None and plane.lateral_m != 0.0
+                and answer.error_m > self.options.tolerance_m):
+            answer, more = turn_to_target(ik, yaw, aim, answer, bend=ask.bend, pole=ask.pole,
+                                          approach=ask.approach)
+            iterations += more
+        angles = self._angles_of(answer.plane.yaw_rad,
+                                 plane.planar.angles(answer.solution.directions), plane, start)
+        return self._result(angles, goal, iterations, answer, ask.approach)
+
+    def _other_rolls(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool,
+                     roll: float, ask: '_Ask', kept: IkResult) -> IkResult:
+        """Return the answer of the roll nearest ``roll`` that reaches, else ``kept``.
+
+        With the tool off the roll axis, the roll changes the tool's reach a little: a target
+        just beyond it at this roll may be within it at another. The roll range is sampled.
+        """
+        joint = self.model.joints[self.model.roll_index]  # type: ignore[index]
+        rolls = sorted(np.linspace(joint.min_rad, joint.max_rad, _ROLL_SAMPLES),
+                       key=lambda r: abs(r - roll))
+        best = kept
+        for other in rolls:
+            if abs(other - roll) < 1e-12:
+                continue
+            moved = list(start)
+            moved[self.model.roll_index] = float(other)  # type: ignore[index]
+            result = self._solve(aim, goal, moved, seeded, float(other), ask)
+            if result.reached:
+                return result
+            if result.residual_m < best.residual_m - self.options.tolerance_m:
+                best = result
+        return best
+
+    def _closed_form_result(self, plane: RollPlane, start: Sequence[float], found: Plane,
+                            pitches: list[float], tip: complex, goal: Vec3) -> IkResult:
         """Return the IkResult of a closed-form answer (within limits by construction).
 
         ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``.
         """
-        angles = list(self._home)
-        if self._yaw is not None:
-            angles[0] = plane.yaw_rad
-        for index, angle in zip(self._pitch_index, pitches, strict=True):
-            angles[index] = angle
-        cos, sin = math.cos(plane.yaw_rad), math.sin(plane.yaw_rad)
-        position = (tip.real * cos, tip.real * sin, tip.imag)
+        angles = self._angles_of(found.yaw_rad, pitches, plane, start)
+        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, found.yaw_rad)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
         return IkResult(np.array(angles), np.array(position), reached, error, 0,
                         StopReason.REACHED if reached else StopReason.UNREACHABLE)
 
-    def _result(self, answer: PlanarAnswer, start: np.ndarray, goal: Vec3, iterations: int,
+    def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
                 approach: Vec3 | None) -> IkResult:
-        """Return the IkResult of a planar answer: angles, the tool point they reach, residual."""
-        angles = self._angles_of(answer, start)
-        position = self._tool_point(angles)
+        """Return the IkResult of joint positions: the tool point they reach, residual."""
+        geometric = self._geometric(angles)
+        position = self.model.tool_point(geometric)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        approach_error = 0.0 if approach is None else _approach_error(approach, self.fk(angles))
+        approach_error = (0.0 if approach is None
+                          else _approach_error(approach, self.model.fk(geometric)))
         return IkResult(np.array(angles), np.array(position), reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
@@ -212,30 +231,68 @@ class Arm:
         """Solve many targets at once, vectorised (workspace maps, trajectory tables).
 
         Each row takes the steps :meth:`ik` takes for that target (without approach, pole or a
-        per-call bend), on numpy arrays.
+        per-call bend, and keeping the seed's roll), on numpy arrays.
 
         :param targets: (N, 3) points in the base frame [m]
-        :param seeds: (N, n_joints) angles [rad] to warm-start each target from, as
+        :param seeds: (N, n_joints) positions [rad] to warm-start each target from, as
             :meth:`ik`'s ``seed``, or None
         :raises TargetError: if a target or seed is not finite or a shape is wrong
         """
-        goals = np.asarray(targets, dtype=float)
-        result = solve_batch(self, _rows_within_reckoning(goals),
-                             None if seeds is None else np.asarray(seeds, dtype=float))
+        goals = checked_targets(np.asarray(targets, dtype=float))
+        geometric = None if seeds is None else self._geometric_rows(
+            checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
+        aims = _rows_within_reckoning(goals - np.array(self.offsets.base_xyz_m))
+        angles = np.empty((len(goals), len(self.joints)))
+        iterations = np.zeros(len(goals), dtype=int)
+        for roll, rows in self._roll_groups(geometric, len(goals)):
+            plane = self.model.plane_for(roll)
+            view = BatchArm(self.model.joints, self.options, np.array(self.model.home),
+                            plane.planar, plane.lateral_m, plane.tool_turn_rad)
+            solved = solve_batch(view, aims[rows], None if geometric is None else geometric[rows])
+            angles[rows], iterations[rows] = solved.angles_rad, solved.iterations
+        positions = self.model.tool_points(angles)
+        for index, joint in enumerate(self.joints):
+            angles[:, index] = joint.position(angles[:, index])
         with np.errstate(over='ignore'):
-            residual = np.hypot.reduce(result.positions_m - goals, axis=-1)
-        return replace(result, residual_m=residual,
-                       reached=residual <= self.options.tolerance_m)
+            residual = np.hypot.reduce(positions - goals, axis=-1)
+        return BatchIkResult(angles, positions, residual <= self.options.tolerance_m, residual,
+                             iterations)
+
+    def _roll_groups(self, geometric: np.ndarray | None,
+                     count: int) -> list[tuple[float, np.ndarray]]:
+        """Return (roll, rows) pairs: the rows whose chain is built at that roll angle."""
+        if geometric is None or not self.model.roll_moves_tool:
+            return [(self.model.roll_of(self.model.home), np.arange(count))]
+        rolls = geometric[:, self.model.roll_index]
+        return [(float(roll), np.flatnonzero(rolls == roll)) for roll in np.unique(rolls)]
 
     @cached_property
-    def _solver(self) -> ArmIk:
-        return ArmIk(self.planar, FabrikSolver(self.options))
+    def _solver(self) -> FabrikSolver:
+        return FabrikSolver(self.options)
 
-    def _tool_point(self, angles: Sequence[float]) -> tuple[float, float, float]:
-        """Return the tool point [m] of angles already checked (the fast path of fk)."""
-        yaw = angles[0] if self._yaw is not None else 0.0
-        tip = self.planar.points([angles[i] for i in self._pitch_index])[-1]
-        return (tip.real * math.cos(yaw), tip.real * math.sin(yaw), tip.imag)
+    def _ik(self, plane: RollPlane) -> ArmIk:
+        """Return the single-target solver of one roll's plane."""
+        return ArmIk(plane.planar, self._solver, plane.lateral_m)
+
+    @cached_property
+    def _base(self) -> Vec3:
+        return Vec3(*self.offsets.base_xyz_m)
+
+    def _geometric(self, positions: Sequence[float] | np.ndarray) -> list[float]:
+        """Return the geometric angles of joint positions [rad]."""
+        return [j.geometric(float(a)) for j, a in zip(self.joints, positions, strict=True)]
+
+    def _geometric_rows(self, positions: np.ndarray) -> np.ndarray:
+        """Return the geometric angles of (N, n_joints) joint positions [rad]."""
+        zero = np.array([j.zero_rad for j in self.joints])
+        direction = np.array([j.direction for j in self.joints])
+        return np.asarray(zero + direction * positions)
+
+    def _planar_angles(self, geometric: Sequence[float], plane: RollPlane) -> list[float]:
+        """Return the planar chain's angles of geometric angles (the tool turn on the last)."""
+        pitches = [geometric[i] for i in self.model.pitch_index]
+        pitches[-1] += plane.tool_turn_rad
+        return pitches
 
     def _angles_in(self, name: str, angles: FloatVector) -> np.ndarray:
         """Return ``angles`` as a finite float array with one entry per joint."""
@@ -252,15 +309,39 @@ class Arm:
         values = self._angles_in('seed', seed)
         return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values, strict=True)])
 
-    def _angles_of(self, answer: PlanarAnswer, start: FloatVector) -> list[float]:
-        """Return config-order angles: the plane's yaw, solved pitches, rolls kept from start."""
-        angles = [float(a) for a in start]
-        if self._yaw is not None:
-            angles[0] = self._yaw.clamp(answer.plane.yaw_rad)
-        pitches = self.planar.angles(answer.solution.directions)
-        for index, angle in zip(self._pitch_index, pitches, strict=True):
-            angles[index] = self.joints[index].clamp(angle)
-        return angles
+    def _angles_of(self, yaw_rad: float, planar_angles: Sequence[float], plane: RollPlane,
+                   start: Sequence[float]) -> list[float]:
+        """Return config-order joint positions: the yaw, the solved pitches, rolls from start.
+
+        ``planar_angles`` are the chain's (the tool turn on the last); ``start`` is geometric.
+        """
+        geometric = list(start)
+        if self.model.yaw is not None:
+            geometric[0] = yaw_rad
+        for index, angle in zip(self.model.pitch_index, planar_angles, strict=True):
+            geometric[index] = angle
+        geometric[self.model.pitch_index[-1]] -= plane.tool_turn_rad
+        return [float(j.position(a)) for j, a in zip(self.joints, geometric, strict=True)]
+
+
+@lru_cache(maxsize=32)
+def _shared_model(joints: tuple[Joint, ...], shoulder: complex, lengths: tuple[float, ...],
+                  tool_length_m: float, offsets: Offsets) -> ArmModel:
+    """Return one ArmModel per geometry, so Arm variants share its chains and their tables."""
+    return ArmModel(joints, shoulder, lengths, tool_length_m, offsets)
+
+
+class _Ask(NamedTuple):
+    """What a solve is asked besides the target: elbow side, pole, tool direction."""
+
+    bend: Bend
+    pole: Vec3 | None
+    approach: Vec3 | None
+
+
+_ROLL_SAMPLES = 13
+"""Roll angles tried across the range when the kept roll does not reach (every 30 degrees of a
+full turn)."""
 
 
 def load_arm(path: str | Path) -> Arm:
@@ -269,12 +350,6 @@ def load_arm(path: str | Path) -> Arm:
     :raises ArmConfigError: if the file cannot be read, is not YAML, or breaks a rule
     """
     return Arm.from_params(arm_file.read_params_file(path))
-
-
-@lru_cache(maxsize=32)
-def _shared_planar(chain: Chain[complex]) -> PlanarArm:
-    """Return one PlanarArm per chain, so Arm variants share its lazily built tables."""
-    return PlanarArm(chain)
 
 
 # Beyond this distance from the base the solver aims at a stand-in target in the same direction:

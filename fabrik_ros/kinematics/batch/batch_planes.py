@@ -1,14 +1,13 @@
 """The yaw planes of arm_ik.candidate_planes for many targets at once, one row per target."""
 
-import math
-
 import numpy as np
 
 from fabrik_ros.kinematics.batch.batch_arm import BatchArm
-from fabrik_ros.kinematics.description.joint import Joint, JointKind
+from fabrik_ros.kinematics.description.joint import JointKind
 from fabrik_ros.kinematics.elementwise import wrap
 from fabrik_ros.kinematics.single.arm_ik import plane_coordinates, reach_bound
 from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.yaw_branches import branch_headings, first_turn, TURN
 
 _SAME_RAD = 1e-12
 
@@ -17,18 +16,20 @@ def candidate_yaws(arm: BatchArm, targets: np.ndarray,
                    preferred: np.ndarray | None) -> np.ndarray:
     """Return (N, k) yaws in candidate_planes' order, NaN after each row's last candidate.
 
-    Per row: the in-range branches (facing the target, then reaching over the top, each also
-    2 pi either side), ordered by nearness to the ``preferred`` yaw when given (a stable
-    sort, as the single solver's), then the two limits; repeats dropped.
+    Per row: the in-range branches (facing the target, then reaching over the top, each
+    turned into the range, twice where a range spans a whole turn), ordered by nearness to
+    the ``preferred`` yaw when given (a stable sort, as the single solver's), then the two
+    limits; repeats dropped.
     """
     if arm.joints[0].kind is not JointKind.YAW:
         return np.zeros((len(targets), 1))
     joint = arm.joints[0]
-    azimuth = np.arctan2(targets[:, 1], targets[:, 0])
-    turns = (0.0, -2.0 * math.pi, 2.0 * math.pi) if _wide(joint) else (0.0,)
-    ranged = np.stack([heading + turn for heading in (azimuth, wrap(azimuth + math.pi))
-                       for turn in turns], axis=1)
-    ranged[(ranged < joint.min_rad) | (ranged > joint.max_rad)] = np.nan
+    columns = []
+    for heading in branch_headings(targets[:, 0], targets[:, 1], arm.lateral_m):
+        first = first_turn(heading, joint.min_rad)
+        columns += [first, first + TURN]
+    ranged = np.stack(columns, axis=1)
+    ranged[ranged > joint.max_rad] = np.nan
     if preferred is not None:
         distance = np.abs(wrap(ranged - preferred[:, None]))
         order = np.argsort(np.where(np.isnan(ranged), np.inf, distance), axis=1, kind='stable')
@@ -38,24 +39,8 @@ def candidate_yaws(arm: BatchArm, targets: np.ndarray,
 
 
 def first_yaws(arm: BatchArm, targets: np.ndarray, preferred: np.ndarray | None) -> np.ndarray:
-    """Return the first column of :func:`candidate_yaws`, without building the others."""
-    joint = arm.joints[0]
-    if joint.kind is not JointKind.YAW or _wide(joint):
-        return candidate_yaws(arm, targets, preferred)[:, 0]
-    front = np.arctan2(targets[:, 1], targets[:, 0])
-    back = wrap(front + math.pi)
-    front_in = (front >= joint.min_rad) & (front <= joint.max_rad)
-    back_in = (back >= joint.min_rad) & (back <= joint.max_rad)
-    take_back = back_in & ~front_in
-    if preferred is not None:
-        nearer = np.abs(wrap(back - preferred)) < np.abs(wrap(front - preferred))
-        take_back = back_in & (~front_in | nearer)
-    return np.where(take_back, back, np.where(front_in, front, joint.min_rad))
-
-
-def _wide(joint: Joint) -> bool:
-    """Return True when a heading 2 pi away from one in [-pi, pi) can lie in the range."""
-    return joint.min_rad < -math.pi or joint.max_rad >= math.pi
+    """Return the first column of :func:`candidate_yaws`."""
+    return candidate_yaws(arm, targets, preferred)[:, 0]
 
 
 def _unique(yaws: np.ndarray) -> np.ndarray:
@@ -73,14 +58,17 @@ def _compact(yaws: np.ndarray) -> np.ndarray:
     return np.take_along_axis(yaws, order, axis=1)
 
 
-def planes_of(targets: np.ndarray, yaw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def planes_of(targets: np.ndarray, yaw: np.ndarray,
+              lateral_m: float) -> tuple[np.ndarray, np.ndarray]:
     """Return the targets' in-plane coordinates (complex) and distances off their planes [m]."""
-    goal, off_plane = plane_coordinates(yaw, targets[:, 0], targets[:, 1], targets[:, 2])
+    goal, off_plane = plane_coordinates(yaw, targets[:, 0], targets[:, 1], targets[:, 2],
+                                        lateral_m)
     return np.asarray(goal), np.asarray(off_plane)
 
 
-def plane_bound(chain: Chain[complex], targets: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+def plane_bound(chain: Chain[complex], targets: np.ndarray, yaw: np.ndarray,
+                lateral_m: float) -> np.ndarray:
     """Return arm_ik.plane_bound per target in its yaw's plane (inf where the yaw is NaN)."""
     usable = ~np.isnan(yaw)
-    goal, off_plane = planes_of(targets, np.where(usable, yaw, 0.0))
+    goal, off_plane = planes_of(targets, np.where(usable, yaw, 0.0), lateral_m)
     return np.where(usable, reach_bound(goal, off_plane, chain), np.inf)

@@ -22,7 +22,7 @@ from fabrik_ros.kinematics.batch.batch_planes import (
     plane_bound,
     planes_of,
 )
-from fabrik_ros.kinematics.description.joint import JointKind
+from fabrik_ros.kinematics.description.joint import Joint, JointKind
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import SolverOptions
@@ -44,7 +44,7 @@ def solve_batch(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None = N
                 ) -> BatchIkResult:
     """Return IK answers for (N, 3) targets [m]; see :meth:`Arm.ik_batch`."""
     targets = checked_targets(targets)
-    seeds = None if seeds is None else checked_seeds(arm, seeds, len(targets))
+    seeds = None if seeds is None else checked_seeds(arm.joints, seeds, len(targets))
     preferred = None if seeds is None else seeds[:, 0]
     first = solve_plane(arm, targets, first_yaws(arm, targets, preferred), seeds, True)
     rows = np.flatnonzero((first.error > arm.options.tolerance_m) & np.isnan(first.tip))
@@ -66,7 +66,7 @@ def other_planes(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None, r
     yaws = candidate_yaws(arm, targets[rows], None if seeds is None else seeds[rows, 0])
     for column in range(1, yaws.shape[1]):
         error = answers.error[rows]
-        bound = plane_bound(arm.planar.chain, targets[rows], yaws[:, column])
+        bound = plane_bound(arm.planar.chain, targets[rows], yaws[:, column], arm.lateral_m)
         todo = np.flatnonzero((error > arm.options.tolerance_m) & (bound < error))
         if todo.size == 0:
             continue
@@ -97,7 +97,7 @@ def solve_plane(arm: BatchArm, targets: np.ndarray, yaw: np.ndarray, seeds: np.n
                 first: bool) -> PlaneAnswers:
     """Solve targets in their yaw's plane: closed form (first plane, no seed), then FABRIK."""
     planar, options = arm.planar, arm.options
-    goal, off_plane = planes_of(targets, yaw)
+    goal, off_plane = planes_of(targets, yaw, arm.lateral_m)
     side = bend_side(options.bend, goal - planar.chain.base)
     pitch = np.zeros((len(targets), len(planar.chain.lengths)))
     in_plane = np.full(len(targets), np.inf)
@@ -142,7 +142,7 @@ def _single(arm: BatchArm, goal: complex, side: int, seed_points: list[np.ndarra
             index: int) -> PlanarAnswer:
     """Run ArmIk.solve_plane on one row: for a few rows, cheaper than numpy, same steps."""
     seed = None if seed_points is None else [complex(p[index]) for p in seed_points]
-    ik = ArmIk(arm.planar, FabrikSolver(arm.options))
+    ik = ArmIk(arm.planar, FabrikSolver(arm.options), arm.lateral_m)
     return ik.solve_plane(Plane(0.0, complex(goal), 0.0), seed_points=seed, side=int(side),
                           tip_direction=None)
 
@@ -197,20 +197,27 @@ def offer_boundary_poses(attempts: BatchAttempts, planar: PlanarArm, goal: np.nd
 def seed_poses(arm: BatchArm, seeds: np.ndarray) -> list[np.ndarray]:
     """Return the planar joint positions of (M, n_joints) seed angles, one array per joint."""
     pitch = [seeds[:, i] for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]
+    pitch[-1] = pitch[-1] + arm.tool_turn_rad
     return [np.broadcast_to(p, len(seeds)).astype(complex)
             for p in planar_points(arm.planar.chain, pitch)]
 
 
 def assemble(arm: BatchArm, yaw: np.ndarray, pitch: np.ndarray,
              seeds: np.ndarray | None) -> np.ndarray:
-    """Return (M, n_joints) angles: the yaw, pitch angles clamped, rolls from seed or home."""
+    """Return (M, n_joints) angles: the yaw, pitch angles in range, rolls from seed or home.
+
+    Angles are taken into each joint's range by whole turns (:meth:`Joint.position` of a
+    joint's geometric view), else to the nearer limit.
+    """
     angles = np.tile(arm.home, (len(yaw), 1)) if seeds is None else seeds.copy()
-    column = iter(pitch.T)
+    planar = pitch.copy()
+    planar[:, -1] -= arm.tool_turn_rad
+    column = iter(planar.T)
     for index, joint in enumerate(arm.joints):
         if joint.kind is JointKind.YAW:
-            angles[:, index] = np.clip(yaw, joint.min_rad, joint.max_rad)
+            angles[:, index] = joint.position(yaw)
         elif joint.kind is JointKind.PITCH:
-            angles[:, index] = np.clip(next(column), joint.min_rad, joint.max_rad)
+            angles[:, index] = joint.position(next(column))
     return angles
 
 
@@ -224,11 +231,14 @@ def tool_points(arm: BatchArm, angles: np.ndarray, tip: np.ndarray) -> np.ndarra
     if unknown.size:
         pitch = [angles[unknown, i] for i, j in enumerate(arm.joints)
                  if j.kind is JointKind.PITCH]
+        pitch[-1] = pitch[-1] + arm.tool_turn_rad
         tip = tip.copy()
         tip[unknown] = planar_points(arm.planar.chain, pitch)[-1]
     has_yaw = arm.joints[0].kind is JointKind.YAW
     heading = rotation(angles[:, 0]) if has_yaw else np.ones(len(angles), dtype=complex)
-    return np.stack([tip.real * heading.real, tip.real * heading.imag, tip.imag], axis=1)
+    lateral = arm.lateral_m
+    return np.stack([tip.real * heading.real - lateral * heading.imag,
+                     tip.real * heading.imag + lateral * heading.real, tip.imag], axis=1)
 
 
 def distances(points: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -247,15 +257,15 @@ def checked_targets(targets: np.ndarray) -> np.ndarray:
     return targets
 
 
-def checked_seeds(arm: BatchArm, seeds: np.ndarray, count: int) -> np.ndarray:
+def checked_seeds(joints: tuple[Joint, ...], seeds: np.ndarray, count: int) -> np.ndarray:
     """Return finite (N, n_joints) seeds clamped into the limits, else raise TargetError."""
-    width = len(arm.joints)
+    width = len(joints)
     if seeds.shape != (count, width):
         raise TargetError(f'seeds has shape {seeds.shape}, need ({count}, {width}): one row '
                           'per target, one angle per joint')
     if not np.all(np.isfinite(seeds)):
         bad = int(np.argmin(np.all(np.isfinite(seeds), axis=1)))
         raise TargetError(f'seeds[{bad}] = {seeds[bad].tolist()!r}, must be finite')
-    low = np.array([j.min_rad for j in arm.joints])
-    high = np.array([j.max_rad for j in arm.joints])
+    low = np.array([j.min_rad for j in joints])
+    high = np.array([j.max_rad for j in joints])
     return np.asarray(np.clip(seeds, low, high))

@@ -4,6 +4,10 @@ from dataclasses import dataclass
 import enum
 import math
 
+from fabrik_ros.kinematics.elementwise import pick, Scalar
+
+_TURN = 2.0 * math.pi
+
 
 class JointKind(enum.Enum):
     """How a joint moves the arm.
@@ -11,7 +15,9 @@ class JointKind(enum.Enum):
     ``YAW`` turns everything about the base z axis (first joint only). ``PITCH`` is a hinge
     about a horizontal axis; its angle is measured from the previous pitch link (from the
     horizontal for the first one), positive turning the arm up when it points along +x.
-    ``ROLL`` turns the tool about its own axis and does not move the tool point.
+    ``ROLL`` turns the tool about its own axis; it moves the tool point only when the tool
+    sits off that axis. These are the joints' geometric angles; a joint's position (what the
+    arm file, the topics and a vendor URDF speak) maps onto them through its zero and direction.
     """
 
     YAW = 'yaw'
@@ -21,13 +27,54 @@ class JointKind(enum.Enum):
 
 @dataclass(frozen=True)
 class Joint:
-    """One actuated joint: its kind, limits and home angle [rad]."""
+    """One actuated joint: its kind, limits and home position, zero and direction [rad].
+
+    ``geometric = zero_rad + direction * position``: a vendor URDF's joint turns about its own
+    axis from its own zero, which rarely are the solver's (the SO-101's shoulder reads 0 with
+    its upper arm 76 degrees up). The limits and home are positions.
+    """
 
     name: str
     kind: JointKind
     min_rad: float
     max_rad: float
     home_rad: float
+    zero_rad: float = 0.0
+    direction: int = 1
+
+    def geometric(self, position_rad: float) -> float:
+        """Return the solver's angle [rad] of a joint position.
+
+        >>> Joint('lift', JointKind.PITCH, -2.0, 2.0, 0.0, zero_rad=1.0, direction=-1).geometric(
+        ...     0.5)
+        0.5
+        """
+        return self.zero_rad + self.direction * position_rad
+
+    def position(self, geometric_rad: Scalar) -> Scalar:
+        """Return the joint position [rad] of a geometric angle (or array), within the limits.
+
+        A geometric angle is known only up to whole turns (the solver turns directions): it
+        is taken into the range by whole turns, or to the nearer limit if no turn lands there.
+
+        >>> lift = Joint('lift', JointKind.PITCH, 0.0, 1.0, 0.0, zero_rad=3.0)
+        >>> lift.position(3.5 - 2 * math.pi)
+        0.5
+        """
+        low, high = self.geometric(self.min_rad), self.geometric(self.max_rad)
+        if low > high:
+            low, high = high, low
+        turned = low + (geometric_rad - low) % _TURN
+        nearer_high = turned - high <= low + _TURN - turned
+        turned = pick(turned > high, pick(nearer_high, high, low), turned)
+        position = (turned - self.zero_rad) * self.direction
+        return pick(position < self.min_rad, self.min_rad,
+                    pick(position > self.max_rad, self.max_rad, position))
+
+    def geometric_view(self) -> 'Joint':
+        """Return this joint as the solver sees it: limits and home as geometric angles."""
+        low, high = sorted((self.geometric(self.min_rad), self.geometric(self.max_rad)))
+        return Joint(self.name, self.kind, low, high, self.geometric(self.home_rad))
 
     def clamp(self, angle_rad: float) -> float:
         """Return ``angle_rad`` limited to [min_rad, max_rad].

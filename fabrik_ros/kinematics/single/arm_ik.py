@@ -26,6 +26,7 @@ from fabrik_ros.kinematics.single.fabrik import check_finite, FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.single.reach_boundary import closest_pose
 from fabrik_ros.kinematics.single.results import ChainSolution, StopReason
+from fabrik_ros.kinematics.single.yaw_branches import branch_headings, first_turn, turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
 DEFAULT_OPTIONS = SolverOptions()
@@ -64,8 +65,8 @@ class PlanarAnswer(NamedTuple):
         return math.hypot(self.solution.error_m, self.plane.off_plane_m)
 
 
-def candidate_planes(yaw: Joint | None, target: Vec3,
-                     preferred_yaw: float | None) -> Iterator[Plane]:
+def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float | None,
+                     lateral_m: float = 0.0) -> Iterator[Plane]:
     """Yield the yaw branches worth solving, the most preferred first.
 
     In-range branches (front, over the top) come first: the one nearer ``preferred_yaw``
@@ -73,33 +74,32 @@ def candidate_planes(yaw: Joint | None, target: Vec3,
     for targets no in-range branch reaches. The closest reachable point lies in one of these
     planes: for any pose, turning the yaw toward the target's azimuth (or its opposite, for a
     pose reaching over the top) only brings the tool nearer, until the azimuth or a limit is
-    met.
+    met. ``yaw`` is the yaw joint's geometric view; ``lateral_m`` how far the arm's plane
+    runs beside the yaw axis (:mod:`yaw_branches`).
     """
     if yaw is None:
-        yield Plane(0.0, complex(target.x, target.z), abs(target.y))
+        yield _plane(0.0, target, lateral_m)
         return
-    azimuth = math.atan2(target.y, target.x)
     ranged = []
-    for heading in (azimuth, wrap(azimuth + math.pi)):
-        for turn in (heading, heading - 2 * math.pi, heading + 2 * math.pi):
-            if yaw.contains(turn, slack_rad=0.0):
-                ranged.append(turn)
+    for heading in branch_headings(target.x, target.y, lateral_m):
+        ranged += turns_within(heading, yaw.min_rad, yaw.max_rad)
     if preferred_yaw is not None:
         ranged.sort(key=lambda t: abs(wrap(t - preferred_yaw)))
     for turn in _unique(ranged + [yaw.min_rad, yaw.max_rad]):
-        yield _plane(turn, target)
+        yield _plane(turn, target, lateral_m)
 
 
-def first_plane(yaw: Joint | None, target: Vec3) -> Plane:
+def first_plane(yaw: Joint | None, target: Vec3, lateral_m: float = 0.0) -> Plane:
     """Return the first plane :func:`candidate_planes` yields without a preferred yaw.
 
     The arm facing the target when the yaw range allows it, found without building the list.
     """
     if yaw is not None:
-        azimuth = math.atan2(target.y, target.x)
-        if yaw.min_rad <= azimuth <= yaw.max_rad:
-            return _plane(azimuth, target)
-    return next(candidate_planes(yaw, target, None))
+        facing = branch_headings(target.x, target.y, lateral_m)[0]
+        turn = first_turn(facing, yaw.min_rad)
+        if turn <= yaw.max_rad:
+            return _plane(turn, target, lateral_m)
+    return next(candidate_planes(yaw, target, None, lateral_m))
 
 
 def _unique(angles: list[float]) -> list[float]:
@@ -111,20 +111,22 @@ def _unique(angles: list[float]) -> list[float]:
     return kept
 
 
-def _plane(yaw_rad: float, target: Vec3) -> Plane:
+def _plane(yaw_rad: float, target: Vec3, lateral_m: float) -> Plane:
     """Return the plane at ``yaw_rad`` with the target's coordinates in and off it."""
-    goal, off_plane = plane_coordinates(yaw_rad, target.x, target.y, target.z)
+    goal, off_plane = plane_coordinates(yaw_rad, target.x, target.y, target.z, lateral_m)
     return Plane(yaw_rad, goal, off_plane)
 
 
-def plane_coordinates(yaw_rad: Scalar, x: Scalar, y: Scalar, z: Scalar) -> tuple[Scalar, Scalar]:
+def plane_coordinates(yaw_rad: Scalar, x: Scalar, y: Scalar, z: Scalar,
+                      lateral_m: float = 0.0) -> tuple[Scalar, Scalar]:
     """Return a target's in-plane coordinates (along + i z) and its distance off the plane [m].
 
-    The plane is the arm's vertical plane at ``yaw_rad``; one target or arrays of them.
+    The plane is the arm's vertical plane at ``yaw_rad``, ``lateral_m`` beside the yaw axis;
+    one target or arrays of them.
     """
     heading = rotation(yaw_rad)
     along = x * heading.real + y * heading.imag
-    across = -x * heading.imag + y * heading.real
+    across = -x * heading.imag + y * heading.real - lateral_m
     return along + 1j * z, abs(across)
 
 
@@ -156,6 +158,7 @@ class ArmIk:
 
     planar: PlanarArm
     solver: FabrikSolver
+    lateral_m: float = 0.0
 
     def solve_plane(self, plane: Plane, *, seed_points: Sequence[complex] | None,
                     side: int, tip_direction: complex | None) -> PlanarAnswer:
@@ -203,7 +206,7 @@ class ArmIk:
         beyond reach get the stretched pose that comes closest (:func:`closed_form.closed_form`);
         None means the full search must run.
         """
-        plane = first_plane(yaw, target)
+        plane = first_plane(yaw, target, self.lateral_m)
         tolerance = self.solver.options.tolerance_m
         if plane.off_plane_m >= tolerance:
             return None
@@ -263,6 +266,37 @@ def best_answer(ik: ArmIk, planes: Iterable[Plane], *, seed_points: Sequence[com
             break
     assert best is not None
     return best, iterations
+
+
+def turn_to_target(ik: ArmIk, yaw: Joint, target: Vec3, answer: PlanarAnswer, *, bend: Bend,
+                   pole: Vec3 | None, approach: Vec3 | None) -> tuple[PlanarAnswer, int]:
+    """Return the answer with the tool, not the plane, turned to an unreached target; and work.
+
+    With the arm's plane beside the yaw axis, the pose nearest a target out of reach is not in
+    the plane through the target: the yaw must bring the tool point (``along`` forward,
+    ``lateral_m`` aside) to the target's azimuth, ``azimuth - atan2(lateral, along)``. Each
+    answer's reach sets the next yaw; a few rounds settle it (the lateral offset is small).
+    """
+    azimuth = math.atan2(target.y, target.x)
+    best, work = answer, 0
+    for _ in range(_TURN_ROUNDS):
+        along = best.solution.points[-1].real
+        turns = turns_within(azimuth - math.atan2(ik.lateral_m, along), yaw.min_rad,
+                             yaw.max_rad)
+        if not turns:
+            break
+        plane = _plane(turns[0], target, ik.lateral_m)
+        found = ik.solve_plane(plane, seed_points=best.solution.points,
+                               side=wanted_side(bend, pole, plane, ik.planar.chain.base),
+                               tip_direction=_in_plane(approach, plane))
+        work += found.iterations
+        if found.error_m >= best.error_m - 1e-12:
+            break
+        best = found
+    return best, work
+
+
+_TURN_ROUNDS = 4
 
 
 def plane_bound(plane: Plane, chain: Chain[complex]) -> float:

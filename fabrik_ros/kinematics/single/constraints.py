@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
 
-from fabrik_ros.kinematics.elementwise import pick
+from fabrik_ros.kinematics.elementwise import pick, wrap
 from fabrik_ros.kinematics.vec3 import Vec3
 
 D = TypeVar('D')
+_TURN = 2.0 * math.pi
 
 
 class Constraint(Protocol[D]):
@@ -113,15 +114,19 @@ class Hinge2D:
     max_rad: float
     arc: Arc = field(init=False, repr=False, compare=False)
     reverse_arc: Arc = field(init=False, repr=False, compare=False)
+    _centre: float = field(init=False, repr=False, compare=False)
+    _half: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Check the range and precompute both arcs."""
         if not (math.isfinite(self.min_rad) and math.isfinite(self.max_rad)):
             raise ValueError(f'hinge range [{self.min_rad!r}, {self.max_rad!r}] must be finite')
-        if not -math.pi <= self.min_rad < self.max_rad <= math.pi:
+        if not self.min_rad < self.max_rad <= self.min_rad + _TURN:
             raise ValueError(f'hinge range [{self.min_rad!r}, {self.max_rad!r}] must satisfy '
-                             '-pi <= min < max <= pi')
+                             'min < max <= min + 2 pi')
         object.__setattr__(self, 'arc', Arc(self.min_rad, self.max_rad))
+        object.__setattr__(self, '_centre', 0.5 * (self.min_rad + self.max_rad))
+        object.__setattr__(self, '_half', 0.5 * (self.max_rad - self.min_rad))
         object.__setattr__(self, 'reverse_arc', Arc(-self.max_rad, -self.min_rad))
 
     def limit(self, direction: complex, reference: complex) -> complex:
@@ -133,11 +138,17 @@ class Hinge2D:
         return self.reverse_arc.clamp(direction, reference)
 
     def contains(self, angle_rad: float, *, slack_rad: float = 1e-9) -> bool:
-        """Return True when ``angle_rad`` lies in the range (with a rounding slack).
+        """Return True when ``angle_rad`` lies in the range up to whole turns (with a slack).
 
-        Given an array of angles, answer with an array of bools (one per angle).
+        A turn is a direction: the range is an arc of the circle, which may cross +-pi (a
+        joint's zero shifts it anywhere). Given an array of angles, answer with an array of
+        bools (one per angle).
+
+        >>> Hinge2D(2.0, 4.0).contains(-3.0), Hinge2D(2.0, 4.0).contains(0.0)
+        (True, False)
         """
-        return (angle_rad >= self.min_rad - slack_rad) & (angle_rad <= self.max_rad + slack_rad)
+        inside: bool = abs(wrap(angle_rad - self._centre)) <= self._half + slack_rad
+        return inside
 
 
 @dataclass(frozen=True)
