@@ -21,19 +21,30 @@ def solver_table(results: dict) -> list[str]:
 
 
 def peer_table(results: dict) -> list[str]:
-    """Return arm_4dof against roboticstoolbox-python's ik_LM, then the batch rates."""
+    """Return each arm against roboticstoolbox-python's best call, then arm_4dof's batch rates."""
     peer = results['peer_ik']
     if 'skipped' in peer:
         return [f'(peer comparison skipped: {peer["skipped"]})']
-    lines = ['| arm_4dof, 2000 FK-sampled targets | success | median µs | p90 µs | p99 µs |',
-             '|---|---:|---:|---:|---:|']
-    for name, f in peer['single'].items():
-        lines.append(f'| {name} | {f["success_rate"]:.1%} | {f["us_median"]:.1f} | '
-                     f'{f["us_p90"]:.0f} | {f["us_p99"]:.0f} |')
+    if 'arms' not in peer:
+        return ['(peer figures written by an older bench/peer_ik.py: re-run `make bench`)']
+    lines = ['| arm | targets | solver | success | median µs | p90 µs | p99 µs |',
+             '|---|---|---|---:|---:|---:|---:|']
+    notes = []
+    for arm, report in peer['arms'].items():
+        for kind, key in (('random', 'single'), ('stream', 'stream')):
+            for name, f in report[key].items():
+                lines.append(f'| {arm} | {f["targets"]} {kind} | {name} | '
+                             f'{f["success_rate"]:.1%} | {f["us_median"]:.1f} | '
+                             f'{f["us_p90"]:.0f} | {f["us_p99"]:.0f} |')
+        notes.append(f'- {arm}: median ours / rtb best call {report["median_ratio"]:.2f} on '
+                     f'random targets, {report["stream_median_ratio"]:.2f} in the stream '
+                     f'(goal <= 0.5); best call `{report["peer_best_call"]}`; models agree to '
+                     f'{report["fk_error_max_m"]:.1g} m ({report["peer_model"]})')
     far = peer['unreachable']
-    lines += ['', f'median ours / ik_LM: {peer["median_ratio"]:.2f}; unreachable targets: '
-              f'{far["us_median"]:.0f} µs median, {far["us_p99"]:.0f} µs p99, '
-              f'{far["closest_within_1mm_rate"]:.0%} within 1 mm of the closest point', '',
+    lines += ['', *notes, '',
+              f'arm_4dof unreachable targets: {far["us_median"]:.0f} µs median, '
+              f'{far["us_p99"]:.0f} µs p99, {far["closest_within_1mm_rate"]:.0%} within 1 mm of '
+              'the closest point', '',
               '| batch | targets | solves/s (wall) | solves/s (CPU) | success |',
               '|---|---:|---:|---:|---:|']
     for row in peer['batch']:
@@ -110,7 +121,7 @@ def main() -> None:
     results = json.loads(path.read_text(encoding='utf-8'))
     e2e_runs = tuple(results['e2e_setup']['runs'])
     for title, lines in (('Solver', solver_table(results)),
-                         ('Solver against ik_LM', peer_table(results)),
+                         ('Solver against RTB', peer_table(results)),
                          ('End to end, shipped defaults', e2e_table(results, e2e_runs)),
                          ('Scaling at 95 % reach', scaling_table(results)),
                          ('Serial', serial_table(results)),

@@ -84,13 +84,12 @@ def ik_bench(quick: bool) -> dict:
 
 
 def peer_ik(quick: bool) -> dict:
-    """Run bench/peer_ik.py (arm_4dof against RTB's ik_LM) in its own process; its figures."""
+    """Run bench/peer_ik.py (each arm against RTB's best ik call) in its own process."""
     if quick:
         return {'skipped': 'not run with --quick'}
     subprocess.run([sys.executable, str(BENCH / 'peer_ik.py')], check=True)
     report = json.loads(PEER_IK_JSON.read_text(encoding='utf-8'))
-    return {key: report[key] for key in ('peer', 'model_fk_error_max_m', 'single',
-                                         'median_ratio', 'unreachable', 'batch')}
+    return {key: report[key] for key in ('peer', 'arms', 'unreachable', 'batch')}
 
 
 @dataclass(frozen=True)
