@@ -12,11 +12,11 @@ import numpy as np
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.batch.batch_arm import BatchArm
 from fabrik_ros.kinematics.batch.batch_solve import checked_seeds, checked_targets, solve_batch
-from fabrik_ros.kinematics.description import arm_file
+from fabrik_ros.kinematics.description import arm_file, arm_sections
 from fabrik_ros.kinematics.description.joint import Joint, Link
 from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
-from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
+from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
@@ -65,18 +65,16 @@ class Arm:
 
         :raises ArmConfigError: naming the first key whose value breaks a rule
         """
-        if not isinstance(params, Mapping):
-            raise ArmConfigError('ros__parameters', params, 'must be a mapping of keys')
-        arm_file.reject_unknown(params, arm_file.TOP_KEYS, '')
-        names = arm_file.read_joint_names(params)
-        joints = arm_file.read_joints(params, names)
-        height, links = arm_file.read_geometry(params, joints)
-        calibrations = arm_file.read_servos(params, joints)
-        aux = arm_file.read_aux_servos(params)
-        arm_file.check_channels(calibrations, aux)
-        base_frame = arm_file.read_str(params, 'base_frame', '', 'base_link')
+        arm_sections.check_top_keys(params)
+        names = arm_sections.read_joint_names(params)
+        joints = arm_sections.read_joints(params, names)
+        height, links = arm_sections.read_geometry(params, joints)
+        calibrations = arm_sections.read_servos(params, joints)
+        aux = arm_sections.read_aux_servos(params)
+        arm_sections.check_channels(calibrations, aux)
+        base_frame = arm_sections.read_base_frame(params)
         return cls(base_frame, joints, height, links, ServoMap(joints, calibrations, aux),
-                   arm_file.read_solver(params))
+                   arm_sections.read_solver(params))
 
     def with_options(self, **changes: Any) -> 'Arm':
         """Return a copy solving with some options changed (e.g. ``tolerance_m=0.001``).
@@ -141,9 +139,10 @@ class Arm:
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
         goal = as_vec3('target', target)
-        aim = _within_reckoning(goal - self._base)
+        aim = _within_reckoning(goal if self._base is None else goal - self._base)
+        pole_vec = None if pole is None else as_vec3('pole', pole)
         ask = _Ask(bend or self.options.bend,
-                   None if pole is None else as_vec3('pole', pole) - self._base,
+                   pole_vec if pole_vec is None or self._base is None else pole_vec - self._base,
                    None if approach is None else _unit(as_vec3('approach', approach)))
         start = self.model.home if seed is None else self._geometric(self._clamped_seed(seed))
         roll = self.model.roll_of(start)
@@ -156,7 +155,7 @@ class Arm:
                ask: '_Ask') -> IkResult:
         """Return the best answer with the roll joint at ``roll`` (geometric) [rad]."""
         plane = self.model.plane_for(roll)
-        ik = self._ik(plane)
+        ik = self._ik(roll, plane)
         yaw = self.model.yaw
         if not seeded and ask.approach is None:
             quick = ik.quick(yaw, aim, bend=ask.bend, pole=ask.pole)
@@ -252,7 +251,7 @@ class Arm:
             angles[rows], iterations[rows] = solved.angles_rad, solved.iterations
         positions = self.model.tool_points(angles)
         for index, joint in enumerate(self.joints):
-            angles[:, index] = joint.position(angles[:, index])
+            angles[:, index] = joint.positions(angles[:, index])
         with np.errstate(over='ignore'):
             residual = np.hypot.reduce(positions - goals, axis=-1)
         return BatchIkResult(angles, positions, residual <= self.options.tolerance_m, residual,
@@ -270,13 +269,24 @@ class Arm:
     def _solver(self) -> FabrikSolver:
         return FabrikSolver(self.options)
 
-    def _ik(self, plane: RollPlane) -> ArmIk:
-        """Return the single-target solver of one roll's plane."""
-        return ArmIk(plane.planar, self._solver, plane.lateral_m)
+    def _ik(self, roll: float, plane: RollPlane) -> ArmIk:
+        """Return the single-target solver of one roll's plane (kept: one per roll)."""
+        ik = self._iks.get(roll)
+        if ik is None:
+            if len(self._iks) >= _IKS_KEPT:
+                self._iks.clear()
+            ik = self._iks[roll] = ArmIk(plane.planar, self._solver, plane.lateral_m)
+        return ik
 
     @cached_property
-    def _base(self) -> Vec3:
-        return Vec3(*self.offsets.base_xyz_m)
+    def _iks(self) -> dict[float, ArmIk]:
+        return {}
+
+    @cached_property
+    def _base(self) -> Vec3 | None:
+        """Return the base point, None at the origin (nothing to subtract)."""
+        base = Vec3(*self.offsets.base_xyz_m)
+        return None if base == Vec3(0.0, 0.0, 0.0) else base
 
     def _geometric(self, positions: Sequence[float] | np.ndarray) -> list[float]:
         """Return the geometric angles of joint positions [rad]."""
@@ -339,6 +349,7 @@ class _Ask(NamedTuple):
     approach: Vec3 | None
 
 
+_IKS_KEPT = 64
 _ROLL_SAMPLES = 13
 """Roll angles tried across the range when the kept roll does not reach (every 30 degrees of a
 full turn)."""

@@ -215,9 +215,9 @@ def assemble(arm: BatchArm, yaw: np.ndarray, pitch: np.ndarray,
     column = iter(planar.T)
     for index, joint in enumerate(arm.joints):
         if joint.kind is JointKind.YAW:
-            angles[:, index] = joint.position(yaw)
+            angles[:, index] = joint.positions(yaw)
         elif joint.kind is JointKind.PITCH:
-            angles[:, index] = joint.position(next(column))
+            angles[:, index] = joint.positions(next(column))
     return angles
 
 

@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 import enum
+from functools import cached_property
 import math
 
-from fabrik_ros.kinematics.elementwise import pick, Scalar
+import numpy as np
 
 _TURN = 2.0 * math.pi
 
@@ -51,8 +52,8 @@ class Joint:
         """
         return self.zero_rad + self.direction * position_rad
 
-    def position(self, geometric_rad: Scalar) -> Scalar:
-        """Return the joint position [rad] of a geometric angle (or array), within the limits.
+    def position(self, geometric_rad: float) -> float:
+        """Return the joint position [rad] of a geometric angle, within the limits.
 
         A geometric angle is known only up to whole turns (the solver turns directions): it
         is taken into the range by whole turns, or to the nearer limit if no turn lands there.
@@ -61,15 +62,24 @@ class Joint:
         >>> lift.position(3.5 - 2 * math.pi)
         0.5
         """
-        low, high = self.geometric(self.min_rad), self.geometric(self.max_rad)
-        if low > high:
-            low, high = high, low
+        low, high = self._geometric_range
+        turned = low + (geometric_rad - low) % _TURN
+        if turned > high:
+            turned = high if turned - high <= low + _TURN - turned else low
+        return min(max((turned - self.zero_rad) * self.direction, self.min_rad), self.max_rad)
+
+    def positions(self, geometric_rad: np.ndarray) -> np.ndarray:
+        """Return :meth:`position` of each of an array of geometric angles."""
+        low, high = self._geometric_range
         turned = low + (geometric_rad - low) % _TURN
         nearer_high = turned - high <= low + _TURN - turned
-        turned = pick(turned > high, pick(nearer_high, high, low), turned)
-        position = (turned - self.zero_rad) * self.direction
-        return pick(position < self.min_rad, self.min_rad,
-                    pick(position > self.max_rad, self.max_rad, position))
+        turned = np.where(turned > high, np.where(nearer_high, high, low), turned)
+        return np.clip((turned - self.zero_rad) * self.direction, self.min_rad, self.max_rad)
+
+    @cached_property
+    def _geometric_range(self) -> tuple[float, float]:
+        low, high = self.geometric(self.min_rad), self.geometric(self.max_rad)
+        return (low, high) if low <= high else (high, low)
 
     def geometric_view(self) -> 'Joint':
         """Return this joint as the solver sees it: limits and home as geometric angles."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
 
-from fabrik_ros.kinematics.elementwise import pick, wrap
+from fabrik_ros.kinematics.elementwise import pick
 from fabrik_ros.kinematics.vec3 import Vec3
 
 D = TypeVar('D')
@@ -114,8 +114,7 @@ class Hinge2D:
     max_rad: float
     arc: Arc = field(init=False, repr=False, compare=False)
     reverse_arc: Arc = field(init=False, repr=False, compare=False)
-    _centre: float = field(init=False, repr=False, compare=False)
-    _half: float = field(init=False, repr=False, compare=False)
+    _span: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Check the range and precompute both arcs."""
@@ -125,8 +124,7 @@ class Hinge2D:
             raise ValueError(f'hinge range [{self.min_rad!r}, {self.max_rad!r}] must satisfy '
                              'min < max <= min + 2 pi')
         object.__setattr__(self, 'arc', Arc(self.min_rad, self.max_rad))
-        object.__setattr__(self, '_centre', 0.5 * (self.min_rad + self.max_rad))
-        object.__setattr__(self, '_half', 0.5 * (self.max_rad - self.min_rad))
+        object.__setattr__(self, '_span', self.max_rad - self.min_rad)
         object.__setattr__(self, 'reverse_arc', Arc(-self.max_rad, -self.min_rad))
 
     def limit(self, direction: complex, reference: complex) -> complex:
@@ -147,7 +145,7 @@ class Hinge2D:
         >>> Hinge2D(2.0, 4.0).contains(-3.0), Hinge2D(2.0, 4.0).contains(0.0)
         (True, False)
         """
-        inside: bool = abs(wrap(angle_rad - self._centre)) <= self._half + slack_rad
+        inside: bool = (angle_rad - self.min_rad + slack_rad) % _TURN <= self._span + 2 * slack_rad
         return inside
 
 
