@@ -5,7 +5,9 @@ from dataclasses import dataclass
 import math
 from typing import Optional
 
-from fabrik_ros.kinematics import Arm, AuxServo, PulseCommand
+from fabrik_ros.kinematics import Arm, ArmConfigError, AuxServo, PulseCommand
+from fabrik_ros.servo_io.protocols.dialect import Protocol
+from fabrik_ros.servo_io.protocols.dialects import dialect_type
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US
 
 
@@ -70,6 +72,25 @@ class BoardLayout:
                 return None
             pulses.append(float(pulse))
         return pulses
+
+
+def check_board_channels(arm: Arm, protocol: Protocol) -> None:
+    """Require every servo's channel to exist on a board of ``protocol``.
+
+    Checked before the link is built, so the refusal names the servo's key in the arm file
+    and the board's channel range, not the channel count the link would be asked for.
+
+    :raises ArmConfigError: naming the first servo (highest channel) that does not fit
+    """
+    board = dialect_type(protocol)
+    servo_map = arm.servo_map
+    keyed = [(c.channel, f'servos.{c.joint}.channel') for c in servo_map.calibrations]
+    keyed += [(a.channel, f'aux_servos.{a.name}.channel') for a in servo_map.aux]
+    channel, key = max(keyed)
+    if channel >= board.board_channels:
+        raise ArmConfigError(key, channel, f'the {board.board_name} drives channels '
+                                           f'0..{board.board_channels - 1} (protocol '
+                                           f'{protocol.value})')
 
 
 def aux_pulse_us(servo: AuxServo, position: float) -> tuple[int, bool]:

@@ -23,7 +23,7 @@ from fabrik_ros.driver.arm_state_machine import (
     Phase,
     Reply,
 )
-from fabrik_ros.driver.board_layout import aux_pulse_us, BoardLayout
+from fabrik_ros.driver.board_layout import aux_pulse_us, BoardLayout, check_board_channels
 from fabrik_ros.driver.feedback import report_confirms
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
@@ -53,6 +53,7 @@ from fabrik_ros.servo_io import (
     LinkOptions,
     LinkState,
     LinkTimeout,
+    NotABoard,
     Protocol,
     ServoLink,
     WatchdogAction,
@@ -213,6 +214,7 @@ class ServoDriverNode(Node):
 
     def _open_link(self) -> ServoLink:
         protocol = Protocol(self._parameter('protocol'))
+        check_board_channels(self._arm, protocol)
         # No rate cap but the line's: the link sends a command as soon as the line is free.
         options = LinkOptions(baud=self._parameter('baud'),
                               poll_hz=self._parameter('poll_rate_hz'))
@@ -353,7 +355,7 @@ class ServoDriverNode(Node):
         self._take_link_events(now)
         phase = self._machine.phase
         reported = self._reported_angles(now) if phase is Phase.READING else None
-        synced = phase is Phase.HOLDING and self._board_has_everything()
+        synced = phase is Phase.HOLDING and self._board_answered_everything()
         self._apply(self._machine.tick(now, reported, synced=synced))
 
     def _take_link_events(self, now: float) -> None:
@@ -367,7 +369,9 @@ class ServoDriverNode(Node):
             elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
                 error = self._link.last_error   # its text starts with the port's path
                 reason = str(error) if error is not None else f'{self._link.path}: closed'
-                self._apply(self._machine.lose(now, reason))
+                # A refusal shows the device's bytes, new each time: one line per cause.
+                cause = NotABoard if isinstance(error, NotABoard) else None
+                self._apply(self._machine.lose(now, reason, cause=cause))
 
     def _apply(self, actions: Actions) -> Actions:
         """Do what the state machine decided: send, attach or detach, log."""
@@ -382,8 +386,12 @@ class ServoDriverNode(Node):
                 self.get_logger().info(line.text)
         return actions
 
-    def _board_has_everything(self) -> bool:
-        """Return True once the board has (acknowledged, or been written) all that was set."""
+    def _board_answered_everything(self) -> bool:
+        """Return True once the board took or refused all that was set (waiting is over).
+
+        Taken: acknowledged (native) or written (the others). Refused: answered NACK, which
+        waiting longer would not change.
+        """
         try:
             self._link.sync(0.0)
         except LinkTimeout:

@@ -16,7 +16,7 @@ _SOURCES = {
     'Capabilities': 'protocols.dialect', 'Positions': 'protocols.dialect',
     'Protocol': 'protocols.dialect',
     'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
-    'LinkTimeout': 'errors',
+    'LinkTimeout': 'errors', 'NotABoard': 'errors',
     'ServoLink': 'link',
     'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_stats',
     'BoardInfo': 'protocols.native', 'Command': 'protocols.native', 'Frame': 'protocols.native',

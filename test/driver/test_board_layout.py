@@ -1,9 +1,11 @@
 """BoardLayout: which channel carries which servo, with limits and the gripper's home pulse."""
 
 import pytest
+import yaml
 
-from fabrik_ros.driver.board_layout import BoardLayout
-from fabrik_ros.kinematics import load_arm
+from fabrik_ros.driver.board_layout import BoardLayout, check_board_channels
+from fabrik_ros.kinematics import ArmConfigError, load_arm
+from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import REPO_ROOT
 
 ARM_4DOF = load_arm(REPO_ROOT / 'config' / 'arm_4dof.yaml')
@@ -36,3 +38,33 @@ def test_reported_pulses_map_back_only_when_every_joint_reported():
         [1500.0, 1600.0, 1700.0, 1800.0])
     assert layout.joint_pulses((1500, None, 1700, 1800)) is None
     assert layout.joint_pulses((1500, 1600)) is None
+
+
+
+def _arm_with_channel(tmp_path, source, section, name, channel):
+    document = yaml.safe_load((REPO_ROOT / 'config' / source).read_text())
+    document['/**']['ros__parameters'][section][name]['channel'] = channel
+    path = tmp_path / f'arm_{name}_{channel}.yaml'
+    path.write_text(yaml.safe_dump(document))
+    return load_arm(path)
+
+
+@pytest.mark.parametrize('protocol, channel, words', [
+    (Protocol.NATIVE, 8, 'the native board drives channels 0..7 (protocol native)'),
+    (Protocol.SSC32, 32, 'the SSC-32U drives channels 0..31 (protocol ssc32)'),
+    (Protocol.MAESTRO, 24, 'the Pololu Maestro drives channels 0..23 (protocol maestro)')])
+def test_a_servo_beyond_the_boards_channels_is_refused_by_its_key(tmp_path, protocol, channel,
+                                                                   words):
+    check_board_channels(_arm_with_channel(tmp_path, 'arm_4dof.yaml', 'servos', 'elbow',
+                                           channel - 1), protocol)
+    arm = _arm_with_channel(tmp_path, 'arm_4dof.yaml', 'servos', 'elbow', channel)
+    with pytest.raises(ArmConfigError) as raised:
+        check_board_channels(arm, protocol)
+    assert str(raised.value) == f'servos.elbow.channel = {channel}, {words}'
+
+
+def test_an_auxiliary_servo_beyond_the_boards_channels_is_named_by_its_key(tmp_path):
+    arm = _arm_with_channel(tmp_path, 'arm_6servo.yaml', 'aux_servos', 'gripper', 40)
+    with pytest.raises(ArmConfigError) as raised:
+        check_board_channels(arm, Protocol.NATIVE)
+    assert str(raised.value).startswith('aux_servos.gripper.channel = 40, the native board')
