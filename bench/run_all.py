@@ -7,7 +7,8 @@ study (ik_bench.py, its own process), arm_4dof against roboticstoolbox-python's 
 measurements), end to end, target to serial frame, at the shipped defaults, with the nodes
 as two processes and composed in one, for each protocol (e2e_latency.py), and to the servo
 pin: the Uno firmware in simavr driven through ServoLink, target to the first pulse of the new
-width (pin_latency.py). About 15 minutes on a 2-core machine; ``--quick`` runs every part with
+width (pin_latency.py), and how long a target waits behind a big target_path in fabrik_ik
+(path_stall.py). About 15 minutes on a 2-core machine; ``--quick`` runs every part with
 a tiny budget (seconds) to check that the suite works.
 
 A run writes into the untracked bench/out/ (results.json, plots/), so measuring never changes
@@ -38,6 +39,7 @@ isolate_ros()
 
 import e2e_latency  # noqa: E402
 from node_processes import Layout  # noqa: E402
+import path_stall  # noqa: E402
 import pin_latency  # noqa: E402
 import plots  # noqa: E402
 import serial_figures  # noqa: E402
@@ -230,6 +232,8 @@ def main() -> None:
     serial_figures.print_table(serial)
     e2e = end_to_end(args.quick)
     pin = pin_latency.run(quick=args.quick)
+    stall = path_stall.run(quick=args.quick)
+    path_stall.print_table(stall)
     results = {
         'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
         **solver, 'serial': serial,
@@ -243,6 +247,7 @@ def main() -> None:
                                'instrument_realtime': e2e[run.key]['instrument_realtime']}
                      for run in runs(args.quick)}},
         'pin_latency': pin,
+        'path_stall': stall,
     }
     results['machine']['loadavg_after'] = os.getloadavg()
     written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)

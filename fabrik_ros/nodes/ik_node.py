@@ -34,6 +34,7 @@ from fabrik_ros.nodes.joint_states import (
 )
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.path_follower import PathFollower
+from fabrik_ros.nodes.path_intake import PathIntake, PathRequest
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
@@ -47,7 +48,6 @@ from fabrik_ros.nodes.targets import (
     Target,
     target_from_point,
     target_from_pose,
-    targets_from_path,
 )
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
@@ -70,7 +70,9 @@ class FabrikIkNode(Node):
     - ``target_point`` (PointStamped), ``target_pose`` (PoseStamped; its orientation's x axis
       is the tool approach when ``use_pose_orientation``) and ``target_path`` (nav_msgs/Path,
       followed along a smooth curve from the tool's position at ``path_speed_m_s``). A new
-      target ends a path.
+      target ends a path. A path of more than ``MAX_PATH_POSES`` poses is refused from its
+      header; a smaller one is prepared on a worker thread (path_intake), so targets are
+      answered meanwhile, and a target that comes first supersedes it.
     - A target that is not finite, not in the base frame (an empty frame_id means the base
       frame), or (with ``use_pose_orientation``) has no usable orientation is dropped with a
       throttled warning naming the topic it came on. An unreachable one moves the arm to the
@@ -108,6 +110,7 @@ class FabrikIkNode(Node):
         self._follower: Optional[PathFollower] = None
         self._path_started_s = 0.0
         self._path_topic = 'target_path'
+        self._paths = PathIntake()
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
@@ -151,19 +154,21 @@ class FabrikIkNode(Node):
         latest = _LATEST_TARGET
         self._subscribe(PointStamped, 'target_point', self._on_target_point, latest)
         self._subscribe(PoseStamped, 'target_pose', self._on_target_pose, latest)
-        self._subscribe(Path, 'target_path', self._on_target_path, 10)
+        self._subscribe(Path, 'target_path', self._on_target_path, 10, raw=True)
         if self._parameter('follow_rviz_tools'):
             self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest)
             self._subscribe(PoseStamped, '/goal_pose', self._on_target_pose, latest)
 
-    def _subscribe(self, msg_type, topic: str, on_message, depth: int) -> None:
+    def _subscribe(self, msg_type, topic: str, on_message, depth: int, *,
+                   raw: bool = False) -> None:
         """Subscribe ``on_message(msg, topic)``, with the topic as resolved (after remapping).
 
         Log lines then name the topic the user published on, ``/goal_pose`` say, not the
-        name in the code.
+        name in the code. With ``raw``, ``msg`` is the serialized message.
         """
         subscription: Subscription = self.create_subscription(
-            msg_type, topic, lambda msg: on_message(msg, subscription.topic_name), depth)
+            msg_type, topic, lambda msg: on_message(msg, subscription.topic_name), depth,
+            raw=raw)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse solver options the core refuses, with its reason; apply the others."""
@@ -207,32 +212,47 @@ class FabrikIkNode(Node):
         if self._rejections.allow(cause_of(error)):
             self.get_logger().warning(f'target dropped: {error}')
 
-    def _on_target_path(self, msg: Path, topic: str) -> None:
+    def _on_target_path(self, serialized: bytes, topic: str) -> None:
+        """Hand the path to the worker; the arm holds still until it is ready."""
+        start_m = _vector(self._arm.fk(self._seed() or self._arm.home)[-1])
+        request = PathRequest(serialized, topic, self._arm.base_frame, start_m,
+                              self._parameter('path_speed_m_s'))
         try:
-            targets = targets_from_path(msg, self._arm.base_frame, topic=topic)
+            self._paths.submit(request)
         except TargetError as error:
             self._reject(error)
             return
-        start_m = tuple(float(v) for v in self._arm.fk(self._seed() or self._arm.home)[-1])
-        self._follower = PathFollower.through([start_m, *(t.position_m for t in targets)],
-                                              speed_m_s=self._parameter('path_speed_m_s'))
-        self._path_topic = topic
+        self._follower = None
+        self._path_timer.reset()      # its ticks take the path once it is prepared
+
+    def _take_prepared_path(self) -> Optional[PathFollower]:
+        """Start following the path the worker prepared; None while there is none (yet)."""
+        try:
+            path = self._paths.take()
+        except TargetError as error:
+            self._reject(error)
+            path = None
+        if path is None:
+            if not self._paths.pending:
+                self._path_timer.cancel()
+            return None
+        self._follower = path.follower
+        self._path_topic = path.topic
         self._path_started_s = self._now_s()
-        poses = f'{len(targets)} pose' + ('s' if len(targets) != 1 else '')
-        self.get_logger().info(f'following {topic} ({poses}) from the tool position '
-                               f'{_fmt(start_m)}: {self._follower.length_m:.3f} m in '
-                               f'{self._follower.duration_s:.2f} s')
-        self._path_timer.reset()
-        self._on_path_timer()
+        poses = f'{path.poses} pose' + ('s' if path.poses != 1 else '')
+        self.get_logger().info(f'following {path.topic} ({poses}) from the tool position '
+                               f'{_fmt(path.start_m)}: {path.follower.length_m:.3f} m in '
+                               f'{path.follower.duration_s:.2f} s')
+        return self._follower
 
     def _on_path_timer(self) -> None:
-        if self._follower is None:
-            self._path_timer.cancel()
+        follower = self._follower or self._take_prepared_path()
+        if follower is None:
             return
         elapsed_s = self._now_s() - self._path_started_s
-        done = elapsed_s >= self._follower.duration_s
+        done = elapsed_s >= follower.duration_s
         try:
-            self._solve(self._follower.position_at(elapsed_s), None, self._path_topic)
+            self._solve(follower.position_at(elapsed_s), None, self._path_topic)
         except TargetError as error:
             self._reject(error)
             done = True
@@ -240,6 +260,8 @@ class FabrikIkNode(Node):
             self._stop_path()
 
     def _stop_path(self) -> None:
+        """End the path being followed, and drop one being prepared."""
+        self._paths.cancel()
         self._follower = None
         self._path_timer.cancel()
 
@@ -342,7 +364,8 @@ class FabrikIkNode(Node):
         return self._interactive is not None
 
     def shutdown(self) -> None:
-        """Stop serving the interactive marker before the node goes away."""
+        """Stop the path worker and the interactive marker before the node goes away."""
+        self._paths.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
 

@@ -43,13 +43,19 @@ class PathFollower:
                 speed_m_s: float) -> 'PathFollower':
         """Build the follower for ``waypoints`` [m] walked at ``speed_m_s`` [m/s].
 
-        :raises ValueError: for no waypoints, a non-finite coordinate or a speed <= 0
+        :raises ValueError: for no waypoints, a non-finite coordinate, a curve too long for
+            floats (coordinates near 1e154 m and beyond) or a speed <= 0
         """
         if not speed_m_s > 0.0:
             raise ValueError(f'speed_m_s = {speed_m_s!r}, must be > 0.0')
-        samples = _sample_spline(_merge_repeats(waypoints))
-        steps = np.linalg.norm(np.diff(samples, axis=0), axis=1)
-        distances = np.concatenate(([0.0], np.cumsum(steps)))
+        with np.errstate(over='ignore', invalid='ignore'):
+            samples = _sample_spline(_merge_repeats(waypoints))
+            steps = np.linalg.norm(np.diff(samples, axis=0), axis=1)
+            distances = np.concatenate(([0.0], np.cumsum(steps)))
+        if not (np.isfinite(distances[-1]) and np.isfinite(samples).all()):
+            raise ValueError(f'the curve through the waypoints is {distances[-1]!r} m long, '
+                             f'must be finite (waypoints {float(np.abs(samples).max()):.3g} m '
+                             f'from the origin)')
         return cls(samples, distances, speed_m_s)
 
     @property

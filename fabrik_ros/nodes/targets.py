@@ -19,6 +19,7 @@ class TargetCause(Enum):
     NOT_FINITE = 'not finite'
     WRONG_FRAME = 'wrong frame'
     EMPTY_PATH = 'empty path'
+    TOO_MANY_POSES = 'too many poses'
     NO_ROTATION = 'no rotation'
     UNSOLVABLE = 'unsolvable'
 

@@ -1,6 +1,7 @@
 """fabrik_ik with sim_arm in one process: targets in, joint states out, bad input survived."""
 
 import math
+import threading
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -15,7 +16,9 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
 from fabrik_ros.kinematics import load_arm
+from fabrik_ros.nodes import path_intake
 from fabrik_ros.nodes.ik_node import FabrikIkNode, STREAM_GAP_S
+from fabrik_ros.nodes.path_intake import MAX_PATH_POSES
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.nodes.conftest import ARM_CONFIG
 
@@ -359,3 +362,78 @@ def test_a_command_sink_gets_each_joint_command_as_published(ros, arm_args):
     publisher.publish(_point(REACHABLE))
     ros.spin_until(lambda: commands, timeout_s=10.0, what='the published joint command')
     assert handed == [tuple(commands[0].position)]
+
+
+def _line_path(poses: int) -> Path:
+    """Return a target_path of ``poses`` poses along a 6 cm line in front of the arm."""
+    return _path([(0.13, -0.03 + 0.06 * i / (poses - 1), 0.08) for i in range(poses)])
+
+
+def test_a_path_above_the_size_limit_is_refused_in_one_line_and_one_at_the_limit_is_followed(
+        ros, arm_args, capfd):
+    """Issue 22 (5): a 100,000-pose path held fabrik_ik for 10 s; over MAX_PATH_POSES: refused."""
+    rig = Rig(ros, arm_args, sim_arm=False, extra=['-p', 'path_speed_m_s:=2.0'])
+    too_long = _line_path(MAX_PATH_POSES + 1)
+    rig.publish('target_path', Path, too_long)
+    rig.publish('target_path', Path, too_long)
+    rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '2',
+                          'both long paths refused')
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    rig.wait_for_commands(1)
+    assert len(rig.commands) == 1, 'a refused path moves nothing'
+    at_limit = _line_path(MAX_PATH_POSES)
+    rig.publish('target_path', Path, at_limit)
+    end = (0.13, 0.03, 0.08)
+    ros.spin_until(lambda: np.linalg.norm(_tip(rig.commands[-1].position) - end) < TOOL_MM,
+                   timeout_s=20.0, what='the path at the limit to be followed to its end')
+    refusal = (f'{ros.namespace}/target_path has {MAX_PATH_POSES + 1} poses, more than the '
+               f'{MAX_PATH_POSES} a path may have')
+    err = capfd.readouterr().err
+    assert err.count(refusal) == 1, err
+    assert f'following {ros.namespace}/target_path ({MAX_PATH_POSES} poses)' in err
+
+
+class _Gate:
+    """Hold path preparations on the worker until the test opens the gate (or 10 s pass)."""
+
+    def __init__(self, prepare):
+        self._prepare = prepare
+        self.started, self.opened, self.finished = (threading.Event(), threading.Event(),
+                                                    threading.Event())
+        self.timed_out = False
+
+    def __call__(self, request):
+        self.started.set()
+        self.timed_out = not self.opened.wait(timeout=10.0)
+        try:
+            return self._prepare(request)
+        finally:
+            self.finished.set()
+
+
+def test_a_point_after_a_maximal_path_is_answered_while_the_path_is_prepared_and_wins(
+        ros, arm_args, monkeypatch, capfd):
+    """Issue 22 (5): a point published after a big path waited until the path was prepared.
+
+    The preparation is held at a gate until the point's command has come: an implementation
+    that prepares in the executor's thread keeps the gate shut until it times out, and the
+    point is not answered before that (or the gate is found to have timed out).
+    """
+    gate = _Gate(path_intake.prepare_path)
+    monkeypatch.setattr(path_intake, 'prepare_path', gate)
+    rig = Rig(ros, arm_args, sim_arm=False)
+    rig.publish('target_path', Path, _line_path(MAX_PATH_POSES))
+    ros.spin_until(gate.started.is_set, timeout_s=20.0, what='the path preparation to start')
+    rig.publish('target_point', PointStamped, _point(REACHABLE))
+    try:
+        command = rig.wait_for_commands(1)
+    finally:
+        gate.opened.set()
+    assert not gate.timed_out, 'the path preparation held the executor until its gate timed out'
+    assert np.linalg.norm(_tip(command.position) - REACHABLE) < TOOL_MM
+    ros.spin_until(gate.finished.is_set, timeout_s=20.0, what='the path preparation to end')
+    diagnostics = len(rig.diagnostics)     # 0.1 s apart: two more span two path timer ticks
+    ros.spin_until(lambda: len(rig.diagnostics) >= diagnostics + 2, timeout_s=10.0,
+                   what='two more diagnostics')
+    assert len(rig.commands) == 1, 'the path, superseded by the point, is not followed'
+    assert 'following' not in capfd.readouterr().err

@@ -55,3 +55,10 @@ def test_repeated_waypoints_are_merged_and_bad_input_is_named():
     with pytest.raises(ValueError) as raised:
         PathFollower.through([(0.0, 0.0, 0.0), (0.1, 0.0)], speed_m_s=1.0)
     assert 'waypoints[1] = (0.1, 0.0), must be 3 finite numbers' in str(raised.value)
+
+
+def test_a_curve_too_long_for_floats_is_refused_not_walked_as_nan():
+    with pytest.raises(ValueError) as raised:
+        PathFollower.through([(0.0, 0.0, 0.0), (1e154, 0.0, 0.0), (-1e308, 0.0, 0.0)],
+                             speed_m_s=1.0)
+    assert 'must be finite' in str(raised.value)

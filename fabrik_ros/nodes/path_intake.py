@@ -1,0 +1,181 @@
+"""Take target_path messages off the executor's thread: a size limit first, then a worker.
+
+A nav_msgs/Path of 100,000 poses kept fabrik_ik busy for about 10 s (issue 22): turning it
+into Python objects, checking every pose and sampling the curve all ran in the executor's
+thread, so every other target waited. Now the subscription takes the serialized bytes. The
+pose count is read from the message header (microseconds, whatever the size) and a path of
+more than :data:`MAX_PATH_POSES` is refused at once. A path within the limit is
+deserialized, checked and sampled on one worker thread, and handed back to the executor's
+thread when it is ready; meanwhile other targets are answered as usual. A target that comes
+in while a path is being prepared supersedes it, as a new target ends a path being followed.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+import threading
+from typing import Literal, Optional, Union
+
+from nav_msgs.msg import Path
+from rclpy.serialization import deserialize_message
+
+from fabrik_ros.nodes.path_follower import PathFollower, Point
+from fabrik_ros.nodes.targets import TargetCause, TargetMessageError, targets_from_path
+
+# The most poses a target_path may have. A pose every millimetre makes a 10 m path, far more
+# than an arm's reach traces; preparing one this size takes about 0.3 s on the worker.
+MAX_PATH_POSES = 10_000
+# CDR encapsulation identifiers (plain CDR, as every ROS 2 middleware writes) -> byte order.
+_BYTE_ORDER: dict[bytes, Literal['big', 'little']] = {b'\x00\x00': 'big', b'\x00\x01': 'little'}
+_ENCAPSULATION_BYTES = 4
+_STRING_AT = 8        # header.stamp: int32 sec, uint32 nanosec
+
+
+def pose_count(serialized: bytes) -> Optional[int]:
+    """Return the number of poses of a serialized nav_msgs/Path, read from its header.
+
+    The count follows the path's header (stamp, frame_id) in the CDR stream; reading it
+    does not depend on the size of the message. None for an encoding this does not know, or
+    a header cut short: the worker then counts the poses after deserializing.
+
+    >>> from rclpy.serialization import serialize_message
+    >>> from geometry_msgs.msg import PoseStamped
+    >>> pose_count(serialize_message(Path(poses=[PoseStamped()] * 3)))
+    3
+    >>> pose_count(bytes([0, 9, 0, 0]) + bytes(12)) is None      # not plain CDR
+    True
+    """
+    order = _BYTE_ORDER.get(bytes(serialized[:2]))
+    body = memoryview(serialized)[_ENCAPSULATION_BYTES:]
+    if order is None or len(body) < _STRING_AT + 4:
+        return None
+    length = int.from_bytes(body[_STRING_AT:_STRING_AT + 4], order)     # with its NUL
+    count_at = _STRING_AT + 4 + length
+    count_at += -count_at % 4
+    if count_at + 4 > len(body):
+        return None
+    return int.from_bytes(body[count_at:count_at + 4], order)
+
+
+def check_pose_count(count: int, topic: str) -> None:
+    """Refuse a path of more than :data:`MAX_PATH_POSES` poses.
+
+    :raises TargetMessageError: naming the topic, the count and the limit
+    """
+    if count > MAX_PATH_POSES:
+        raise TargetMessageError(TargetCause.TOO_MANY_POSES,
+                                 f'{topic} has {count} poses, more than the {MAX_PATH_POSES} '
+                                 f'a path may have: the arm keeps its current target')
+
+
+@dataclass(frozen=True)
+class PathRequest:
+    """A target_path as it came in, and what preparing it needs from the node."""
+
+    serialized: bytes
+    topic: str
+    base_frame: str
+    start_m: Point       # where the tool is: the curve starts there
+    speed_m_s: float
+
+
+@dataclass(frozen=True)
+class PreparedPath:
+    """A checked path, ready to be followed."""
+
+    follower: PathFollower
+    poses: int
+    topic: str
+    start_m: Point
+
+
+def prepare_path(request: PathRequest) -> PreparedPath:
+    """Deserialize, check and sample a path (on the worker thread; touches no node).
+
+    :raises TargetError: for too many poses, no poses, a wrong frame or a non-finite pose
+    """
+    msg = deserialize_message(request.serialized, Path)
+    check_pose_count(len(msg.poses), request.topic)
+    targets = targets_from_path(msg, request.base_frame, topic=request.topic)
+    try:
+        follower = PathFollower.through([request.start_m, *(t.position_m for t in targets)],
+                                        speed_m_s=request.speed_m_s)
+    except ValueError as error:     # finite poses, but too far out to draw a curve through
+        raise TargetMessageError(TargetCause.NOT_FINITE, f'{request.topic}: {error}') from None
+    return PreparedPath(follower, len(targets), request.topic, request.start_m)
+
+
+class PathIntake:
+    """Prepare target paths on one worker thread; the node takes the newest when it is ready.
+
+    The executor's thread submits and takes; only :func:`prepare_path` runs on the worker.
+    fabrik_ik takes on its path timer, which runs while a path is prepared: rclpy's
+    EventsExecutor supports no guard condition the worker could wake it with.
+    """
+
+    def __init__(self) -> None:
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix='target_path')
+        self._lock = threading.Lock()
+        self._generation = 0         # of the newest submission or cancel
+        self._preparing = False
+        self._outcome: Union[PreparedPath, Exception, None] = None
+
+    def submit(self, request: PathRequest) -> None:
+        """Start preparing ``request``, superseding any path still being prepared.
+
+        :raises TargetMessageError: at once, without preparing anything, if the header says
+            the path has too many poses
+        """
+        count = pose_count(request.serialized)
+        if count is not None:
+            check_pose_count(count, request.topic)
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._preparing = True
+            self._outcome = None
+        self._worker.submit(self._prepare, generation, request)
+
+    @property
+    def pending(self) -> bool:
+        """Return True while the newest submission is being prepared."""
+        with self._lock:
+            return self._preparing
+
+    def take(self) -> Optional[PreparedPath]:
+        """Return the newest path once it is prepared (once); None until then, or if none.
+
+        :raises TargetError: if the path was refused (any other error of the preparation,
+            a bug, is raised as it is)
+        """
+        with self._lock:
+            outcome, self._outcome = self._outcome, None
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    def cancel(self) -> None:
+        """Drop the path being prepared, if any: :meth:`take` will not return it."""
+        with self._lock:
+            self._generation += 1
+            self._preparing = False
+            self._outcome = None
+
+    def shutdown(self) -> None:
+        """Drop what is being prepared and wait for the worker to stop."""
+        self.cancel()
+        self._worker.shutdown(wait=True, cancel_futures=True)
+
+    def _prepare(self, generation: int, request: PathRequest) -> None:
+        """Run on the worker thread: prepare, and keep the outcome if it is still wanted."""
+        with self._lock:
+            if generation != self._generation:
+                return
+        outcome: Union[PreparedPath, Exception]
+        try:
+            outcome = prepare_path(request)
+        except Exception as error:     # raised in the executor's thread by take()
+            outcome = error
+        with self._lock:
+            if generation == self._generation:
+                self._outcome = outcome
+                self._preparing = False

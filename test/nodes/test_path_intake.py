@@ -1,0 +1,141 @@
+"""PathIntake: target_path sizes read from the header, preparation on a worker, newest wins."""
+
+import math
+import threading
+import time
+
+from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Path
+import pytest
+from rclpy.serialization import serialize_message
+
+from fabrik_ros.nodes import path_intake
+from fabrik_ros.nodes.path_intake import (
+    MAX_PATH_POSES,
+    PathIntake,
+    PathRequest,
+    pose_count,
+)
+from fabrik_ros.nodes.targets import TargetCause, TargetMessageError
+
+START = (0.1, 0.0, 0.1)
+
+
+def _path(poses: int, frame_id: str = 'base_link', pose_frame: str = '') -> Path:
+    path = Path()
+    path.header.frame_id = frame_id
+    for i in range(poses):
+        pose = PoseStamped()
+        pose.header.frame_id = pose_frame
+        pose.pose.position.x, pose.pose.position.z = 0.12, 0.05 + 0.001 * i
+        path.poses.append(pose)
+    return path
+
+
+def _request(path: Path) -> PathRequest:
+    return PathRequest(serialize_message(path), 'target_path', 'base_link', START, 0.05)
+
+
+def _wait_until(condition) -> None:
+    deadline = time.monotonic() + 10.0
+    while not condition():
+        assert time.monotonic() < deadline, 'timed out waiting for the worker'
+        time.sleep(0.001)
+
+
+@pytest.fixture
+def intake():
+    made = PathIntake()
+    yield made
+    made.shutdown()
+
+
+@pytest.mark.parametrize('frame_id', ['', 'a', 'ab', 'abc', 'abcd', 'base_link', 'world_frame'])
+@pytest.mark.parametrize('poses', [0, 1, 7])
+def test_the_pose_count_is_read_from_the_header_whatever_the_frame_id_length(frame_id, poses):
+    path = _path(poses, frame_id, pose_frame='tool')
+    assert pose_count(serialize_message(path)) == poses
+
+
+def test_an_unknown_encoding_or_a_header_cut_short_gives_no_count():
+    serialized = serialize_message(_path(3))
+    assert pose_count(bytes([0, 0x0b]) + serialized[2:]) is None
+    assert pose_count(serialized[:20]) is None
+    assert pose_count(b'') is None
+
+
+def test_a_path_is_prepared_on_the_worker_and_taken_once(intake, monkeypatch):
+    threads = []
+    real = path_intake.prepare_path
+
+    def recording(request):
+        threads.append(threading.get_ident())
+        return real(request)
+
+    monkeypatch.setattr(path_intake, 'prepare_path', recording)
+    intake.submit(_request(_path(3)))
+    _wait_until(lambda: not intake.pending)
+    prepared = intake.take()
+    assert threads and threads[0] != threading.get_ident()
+    assert prepared.poses == 3 and prepared.start_m == START
+    assert math.dist(prepared.follower.position_at(0.0), START) < 1e-12
+    assert intake.take() is None
+
+
+def test_too_many_poses_are_refused_at_once_without_preparing(intake, monkeypatch):
+    prepared = []
+    monkeypatch.setattr(path_intake, 'prepare_path', prepared.append)
+    with pytest.raises(TargetMessageError) as raised:
+        intake.submit(_request(_path(MAX_PATH_POSES + 1)))
+    assert raised.value.cause is TargetCause.TOO_MANY_POSES
+    assert str(raised.value) == (f'target_path has {MAX_PATH_POSES + 1} poses, more than the '
+                                 f'{MAX_PATH_POSES} a path may have: the arm keeps its current '
+                                 'target')
+    assert prepared == [] and not intake.pending
+
+
+def test_a_path_the_worker_refuses_is_raised_when_taken(intake):
+    intake.submit(_request(_path(2, frame_id='map')))
+    _wait_until(lambda: not intake.pending)
+    with pytest.raises(TargetMessageError) as raised:
+        intake.take()
+    assert raised.value.cause is TargetCause.WRONG_FRAME
+
+
+def test_a_newer_path_or_a_cancel_supersedes_the_one_being_prepared(intake, monkeypatch):
+    opened, started = threading.Event(), threading.Event()
+    real = path_intake.prepare_path
+
+    def gated(request):
+        started.set()
+        opened.wait(timeout=10.0)
+        return real(request)
+
+    monkeypatch.setattr(path_intake, 'prepare_path', gated)
+    intake.submit(_request(_path(2)))
+    started.wait(timeout=10.0)
+    intake.submit(_request(_path(5)))      # while the first is being prepared
+    opened.set()
+    _wait_until(lambda: not intake.pending)
+    assert intake.take().poses == 5
+
+    opened.clear()
+    started.clear()
+    intake.submit(_request(_path(4)))
+    started.wait(timeout=10.0)
+    intake.cancel()
+    assert not intake.pending
+    opened.set()
+    intake.shutdown()                      # waits for the worker to finish
+    assert intake.take() is None
+
+
+def test_a_path_too_far_out_for_a_curve_is_refused_as_not_finite(intake):
+    path = _path(2)
+    path.poses[1].pose.position.x = -1.7976931348623157e308
+    intake.submit(_request(path))
+    _wait_until(lambda: not intake.pending)
+    with pytest.raises(TargetMessageError) as raised:
+        intake.take()
+    assert raised.value.cause is TargetCause.NOT_FINITE
+    assert str(raised.value).startswith('target_path: the curve through the waypoints is')
