@@ -38,17 +38,16 @@ from rclpy.parameter import Parameter
 import yaml
 
 from fabrik_ros.kinematics import Arm, ArmConfigError, Bend, SolverOptionsError
-from fabrik_ros.kinematics.description.arm_file import (
+from fabrik_ros.kinematics.description.arm_file import PARAMS_KEY
+from fabrik_ros.kinematics.description.arm_keys import (
     closest,
-    flatten,
     KEYS,
-    nest,
-    PARAMS_KEY,
     SOLVER_KEYS,
     spec,
     TOP_KEYS,
     ValueKind,
 )
+from fabrik_ros.kinematics.description.flat_keys import flatten, nest
 
 
 def config_hint() -> str:

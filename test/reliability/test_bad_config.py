@@ -16,7 +16,7 @@ from rclpy.exceptions import ParameterException
 import yaml
 
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.kinematics.description.arm_file import TOP_KEYS
+from fabrik_ros.kinematics.description.arm_keys import TOP_KEYS
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.ros_parameters import STANDARD_PARAMETERS

@@ -3,16 +3,15 @@
 import pytest
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
-from fabrik_ros.kinematics.description.arm_file import (
+from fabrik_ros.kinematics.description.arm_keys import (
     closest,
     describe,
-    flatten,
     KEYS,
-    nest,
     spec,
     TOP_KEYS,
     ValueKind,
 )
+from fabrik_ros.kinematics.description.flat_keys import flatten, nest
 from test.kinematics.conftest import ARM_CONFIGS, shipped_params
 
 

@@ -1,0 +1,238 @@
+"""The arm file's keys: what each holds, its unit and its rules, each rule stated once.
+
+One YAML file describes the arm for every node and for ``load_arm``. A ROS parameter holds a
+scalar or a flat array, so nested maps become dotted names (``joints.elbow.max_deg``); ``*``
+in :data:`KEYS` stands for one joint (or auxiliary servo) name. The readers
+(key_readers.py) check a value against its entry's rules, and the nodes describe each ROS
+parameter with :attr:`KeySpec.description`, which is written from the same rules: the rule
+enforced is the rule shown.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+import difflib
+import enum
+from fnmatch import fnmatchcase
+import math
+from typing import Any, Optional
+
+from fabrik_ros.kinematics.description.joint import JointKind
+from fabrik_ros.kinematics.options import Bend, SolverOptions
+
+
+class _Missing:
+    """Stands for an absent key (and for a key without a default) in error messages."""
+
+    def __repr__(self) -> str:
+        """Return the marker shown as the value of a missing key."""
+        return '<missing>'
+
+
+MISSING: Any = _Missing()
+
+
+class ValueKind(enum.Enum):
+    """The type a key's value must have; the value is the phrase an error shows."""
+
+    FLOAT = 'a float'
+    INT = 'an integer'
+    STR = 'a string'
+    FLOAT_LIST = 'a list of floats'
+    STR_LIST = 'a list of strings'
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A numeric rule: the value (each entry of a list) lies between ``low`` and ``high``.
+
+    :param low: the lower end, included unless ``low_open``
+    :param high: the upper end, included
+    :param low_open: the value must be greater than ``low``
+    :param unit: shown after a two-ended interval
+
+    >>> Bounds(-180.0, 180.0).phrase, Bounds(0.0, low_open=True).phrase
+    ('within [-180.0, 180.0]', '> 0.0')
+    """
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    unit: str = ''
+
+    def holds(self, value: float) -> bool:
+        """Return True when ``value`` keeps the rule."""
+        above = value > self.low if self.low_open else value >= self.low
+        return above and value <= self.high
+
+    @property
+    def phrase(self) -> str:
+        """Return the rule in words, as a description and an error (after 'must be') say it."""
+        if math.isinf(self.high):
+            return f'{">" if self.low_open else ">="} {self.low}'
+        if math.isinf(self.low):
+            return f'<= {self.high}'
+        opening = '(' if self.low_open else '['
+        unit = f' {self.unit}' if self.unit else ''
+        return f'within {opening}{self.low}, {self.high}]{unit}'
+
+    def broken(self, value: float) -> str:
+        """Return the rule an error shows for ``value``, which breaks it."""
+        return f'must be {self.phrase}'
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """What one key of the arm file holds, and every rule on its value alone or its siblings.
+
+    :param kind: the type of its value (ints are taken where a float is asked)
+    :param meaning: what it is, without unit or rules
+    :param unit: 'm', 'deg', 'us' or '' (shown in brackets)
+    :param rules: numeric rules on the value, or on each entry of a list, checked in order
+    :param choices: the allowed values, for a key that holds one of a few
+    :param default: the value when the key is absent; :data:`MISSING` when it is required
+    :param size: the number of entries a list must have (0: any number)
+    :param below: a sibling key this value must be smaller than
+    :param within: two sibling keys this value must lie between (inclusive)
+    """
+
+    kind: ValueKind
+    meaning: str
+    unit: str = ''
+    rules: tuple[Bounds, ...] = ()
+    choices: tuple[Any, ...] = ()
+    default: Any = MISSING
+    size: int = 0
+    below: str = ''
+    within: tuple[str, str] | tuple[()] = ()
+
+    @property
+    def description(self) -> str:
+        """Return the meaning with its unit and every rule, as ROS parameter descriptions show.
+
+        >>> KEYS['joints.*.home_deg'].description
+        'home angle [deg], within [min_deg, max_deg]'
+        """
+        parts = [f'{self.meaning} [{self.unit}]' if self.unit else self.meaning]
+        if self.size:
+            parts.append(f'{self.size} entries')
+        parts.extend(rule.phrase for rule in self.rules)
+        if self.choices:
+            parts.append(f'one of {", ".join(str(c) for c in self.choices)}')
+        if self.below:
+            parts.append(f'< {self.below}')
+        if self.within:
+            parts.append(f'within [{self.within[0]}, {self.within[1]}]')
+        if self.default is not MISSING:
+            parts.append(f'default {self.default}')
+        return ', '.join(parts)
+
+
+_F, _I, _S = ValueKind.FLOAT, ValueKind.INT, ValueKind.STR
+_POSITIVE = Bounds(0.0, low_open=True)
+_JOINT_RANGE = Bounds(-180.0, 180.0)
+_PULSE_RANGE = Bounds(400.0, 2600.0)
+_CHANNEL = Bounds(0)
+_DEFAULT_OPTIONS = SolverOptions()
+
+KEYS: dict[str, KeySpec] = {
+    'base_frame': KeySpec(_S, 'frame targets and joint positions are expressed in',
+                          default='base_link'),
+    'joint_names': KeySpec(ValueKind.STR_LIST, 'actuated joints in chain order: optional '
+                           'yaw, pitch joints, then roll'),
+    'geometry.shoulder_height_m': KeySpec(_F, 'height of the first pitch joint above the base '
+                                          'origin', 'm', (Bounds(0.0),)),
+    'geometry.link_lengths_m': KeySpec(ValueKind.FLOAT_LIST, 'distance between consecutive '
+                                       'pitch joints, shoulder first', 'm', (_POSITIVE,)),
+    'geometry.tool_length_m': KeySpec(_F, 'distance from the last pitch joint to the tool '
+                                      'point', 'm', (_POSITIVE,)),
+    'joints.*.kind': KeySpec(_S, 'yaw (about base z), pitch (hinge, horizontal axis) or roll '
+                             '(tool axis)', choices=tuple(k.value for k in JointKind)),
+    'joints.*.min_deg': KeySpec(_F, 'lower joint limit', 'deg', (_JOINT_RANGE,),
+                                below='max_deg'),
+    'joints.*.max_deg': KeySpec(_F, 'upper joint limit', 'deg', (_JOINT_RANGE,)),
+    'joints.*.home_deg': KeySpec(_F, 'home angle', 'deg', within=('min_deg', 'max_deg')),
+    'servos.*.channel': KeySpec(_I, 'servo board channel driving this joint',
+                                rules=(_CHANNEL,)),
+    'servos.*.min_us': KeySpec(_F, 'lowest pulse width the servo is driven with', 'us',
+                               (_PULSE_RANGE,), below='max_us'),
+    'servos.*.max_us': KeySpec(_F, 'highest pulse width the servo is driven with', 'us',
+                               (_PULSE_RANGE,)),
+    'servos.*.angle_at_min_deg': KeySpec(_F, 'joint angle at min_us', 'deg'),
+    'servos.*.angle_at_max_deg': KeySpec(_F, 'joint angle at max_us, not angle_at_min_deg',
+                                         'deg'),
+    'servos.*.trim_us': KeySpec(_F, 'offset added to every pulse to correct the horn '
+                                'mounting, smaller in size than the pulse range', 'us',
+                                default=0.0),
+    'aux_servos.*.channel': KeySpec(_I, 'servo board channel of a servo outside the IK chain',
+                                    rules=(_CHANNEL,)),
+    'aux_servos.*.min_us': KeySpec(_F, 'lowest pulse width of the auxiliary servo', 'us',
+                                   (_PULSE_RANGE,), below='max_us'),
+    'aux_servos.*.max_us': KeySpec(_F, 'highest pulse width of the auxiliary servo', 'us',
+                                   (_PULSE_RANGE,)),
+    'aux_servos.*.home_us': KeySpec(_F, 'pulse width the auxiliary servo starts at', 'us',
+                                    within=('min_us', 'max_us')),
+    'solver.tolerance_m': KeySpec(_F, 'IK counts as reached when the tool point is this close',
+                                  'm', default=_DEFAULT_OPTIONS.tolerance_m),
+    'solver.max_iterations': KeySpec(_I, 'FABRIK iteration cap per attempt',
+                                     default=_DEFAULT_OPTIONS.max_iterations),
+    'solver.min_improvement_m': KeySpec(_F, 'an attempt stops as stalled after 2 iterations '
+                                        'gaining less', 'm',
+                                        default=_DEFAULT_OPTIONS.min_improvement_m),
+    'solver.bend': KeySpec(_S, 'elbow preference: any (keep the seed branch), up or down',
+                           choices=tuple(b.value for b in Bend),
+                           default=_DEFAULT_OPTIONS.bend.value),
+}
+
+
+def keys_under(prefix: str) -> tuple[str, ...]:
+    """Return the leaf keys of the schema directly under ``prefix``, in schema order.
+
+    >>> keys_under('joints.*')
+    ('kind', 'min_deg', 'max_deg', 'home_deg')
+    """
+    return tuple(pattern.rpartition('.')[2] for pattern in KEYS
+                 if pattern.rpartition('.')[0] == prefix)
+
+
+TOP_KEYS = tuple(dict.fromkeys(pattern.split('.')[0] for pattern in KEYS))
+GEOMETRY_KEYS = keys_under('geometry')
+JOINT_KEYS = keys_under('joints.*')
+SERVO_KEYS = keys_under('servos.*')
+AUX_KEYS = keys_under('aux_servos.*')
+SOLVER_KEYS = keys_under('solver')
+
+
+def spec(name: str) -> Optional[KeySpec]:
+    """Return the schema entry of a dotted key (any joint name for ``*``), None if unknown.
+
+    >>> spec('joints.elbow.max_deg').description
+    'upper joint limit [deg], within [-180.0, 180.0]'
+    >>> spec('joints.elbow.max_deg.extra') is None
+    True
+    """
+    for pattern, entry in KEYS.items():
+        if fnmatchcase(name, pattern) and pattern.count('.') == name.count('.'):
+            return entry
+    return None
+
+
+def describe(name: str) -> str:
+    """Return the description (with unit and rules) of a dotted key, '' if unknown.
+
+    >>> describe('solver.tolerance_m')
+    'IK counts as reached when the tool point is this close [m], default 0.0001'
+    """
+    entry = spec(name)
+    return entry.description if entry is not None else ''
+
+
+def closest(name: str, known: Iterable[str]) -> str:
+    """Return the known name most like ``name`` (a likely misspelling's intended key).
+
+    >>> closest('aux_servo', ['servos', 'aux_servos', 'solver'])
+    'aux_servos'
+    """
+    candidates = sorted(set(known))
+    if not candidates:
+        return ''
+    return max(candidates, key=lambda c: difflib.SequenceMatcher(None, name, c).ratio())
