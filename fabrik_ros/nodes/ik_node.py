@@ -15,6 +15,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 from visualization_msgs.msg import MarkerArray
 
 from fabrik_ros.kinematics import Arm, IkResult, TargetError
@@ -80,7 +81,8 @@ class FabrikIkNode(Node):
       approach direction is out of reach, and WARN diagnostics.
     - Target subscriptions keep only the newest message (a burst leaves one solve: the
       latest); path poses all count, so ``target_path`` queues as usual.
-    - ``ik_markers`` show the newest solution at most 30 times a second (latched).
+    - ``ik_markers`` show the newest solution at most 30 times a second (latched), and
+      ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target.
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
@@ -115,6 +117,7 @@ class FabrikIkNode(Node):
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
+        self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
@@ -342,6 +345,7 @@ class FabrikIkNode(Node):
         reach_m = sum(link.length_m for link in self._arm.links)
         markers.markers.append(workspace_marker(reach_m, frame_id=frame, stamp=stamp))
         self._markers.publish(markers)
+        self._reached.publish(Bool(data=bool(reached)))
 
     def _on_diagnostics_timer(self) -> None:
         stats = self._stats

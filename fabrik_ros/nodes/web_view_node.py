@@ -17,7 +17,9 @@ from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
 from rclpy.client import Client
 from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import MarkerArray
 
@@ -34,14 +36,18 @@ from fabrik_ros.webview.calibration_session import CalibrationSession
 from fabrik_ros.webview.status_view import Status, StatusBoard
 
 INSTALL_HINT = 'web_view needs viser and yourdfpy: pip install viser yourdfpy'
-_LATCHED = 1
+# Not latched, on purpose: a target replayed to a fabrik_ik started later would move the arm
+# to wherever the gizmo was dragged long ago. Only the newest target counts.
+_NEWEST_TARGET_ONLY = QoSProfile(depth=1, durability=DurabilityPolicy.VOLATILE)
+# As fabrik_ik publishes it: latched, so a page opened later shows the current verdict.
+_REACHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 class WebViewNode(Node):
     """Serve the arm page and connect it to the arm's topics and the driver's services.
 
-    - In: ``joint_states`` (the drawn arm), ``ik_markers`` (the solver's target and pose:
-      the target marker is green when reached), ``/diagnostics``.
+    - In: ``joint_states`` (the drawn arm), ``ik_markers`` (the solver's target and pose),
+      ``target_reached`` (whether fabrik_ik reached it: green or red), ``/diagnostics``.
     - Out: ``target_point`` as the gizmo is dragged (``target_pose``, with its orientation,
       when ``use_pose_orientation``), ``<driver>/jog_us`` while calibrating.
     - Calls ``<driver>/home`` and ``<driver>/enable``.
@@ -61,8 +67,8 @@ class WebViewNode(Node):
         self._enable: Client[SetBool.Request, SetBool.Response] = self.create_client(
             SetBool, f'{driver}/enable')
         self._jog = self.create_publisher(JointState, f'{driver}/jog_us', 10)
-        self._point = self.create_publisher(PointStamped, 'target_point', _LATCHED)
-        self._pose = self.create_publisher(PoseStamped, 'target_pose', _LATCHED)
+        self._point = self.create_publisher(PointStamped, 'target_point', _NEWEST_TARGET_ONLY)
+        self._pose = self.create_publisher(PoseStamped, 'target_pose', _NEWEST_TARGET_ONLY)
         self._statuses = StatusBoard()
         # What the user last asked of ~/enable, until the driver reports it (or refuses):
         # reports published before the driver took the request must not flip the box back.
@@ -74,13 +80,24 @@ class WebViewNode(Node):
                             orientation=self._parameter('use_pose_orientation'))
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self.create_subscription(MarkerArray, 'ik_markers', self._on_markers, 10)
+        self.create_subscription(Bool, 'target_reached', self._on_reached, _REACHED_QOS)
         self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
-        self.get_logger().info(f'serving the arm on http://{self._parameter("host")}:'
-                               f'{self.page.port}')
+        self._announce()
+
+    def _announce(self) -> None:
+        """Say where the page is; print its token once, to this terminal only."""
+        host = self._parameter('host')
+        self.get_logger().info(f'serving the arm on http://{host}:{self.page.port}')
+        if self.page.token is None:
+            return
+        # Not through the ROS logger: it also publishes on /rosout and writes the log files.
+        print(f'web_view: whoever opens the page drives the arm; it needs this address, '
+              f'token included (printed only here): {self.page.url()}', flush=True)
 
     def _declare_own_parameters(self) -> None:
         declare(self, 'host', '127.0.0.1', 'Address the page is served on (0.0.0.0: every '
-                'interface, so other machines can drive the arm)')
+                'interface, so other machines can drive the arm: they need the token that '
+                'web_view prints at start)')
         declare(self, 'port', 8080, 'TCP port of the page (0: any free port)',
                 ints=(0, 65535))
         declare(self, 'driver', 'servo_driver', 'Name of the servo driver node whose ~/home, '
@@ -123,12 +140,12 @@ class WebViewNode(Node):
         ours = {m.id: m for m in msg.markers if m.ns == NAMESPACE}
         if CHAIN_ID not in ours or TARGET_ID not in ours:
             return
-        target = ours[TARGET_ID]
         chain = [(p.x, p.y, p.z) for p in ours[CHAIN_ID].points]
-        position = target.pose.position
-        # markers.py colours the target green when the solve reached it, red when it did not.
-        self.page.show_solution(chain, (position.x, position.y, position.z),
-                                reached=target.color.g > target.color.r)
+        position = ours[TARGET_ID].pose.position
+        self.page.show_solution(chain, (position.x, position.y, position.z))
+
+    def _on_reached(self, msg: Bool) -> None:
+        self.page.show_reached(bool(msg.data))
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
         statuses = [Status(s.name, s.level[0] if isinstance(s.level, bytes) else int(s.level),

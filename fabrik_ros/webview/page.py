@@ -8,13 +8,16 @@ The page's callbacks are ``async`` and quick (a publish, a file write): viser aw
 its event loop one after the other, in the order the browser sent them. Plain callbacks would
 run on a thread pool, where a mark clicked right after the slider moved could read the
 slider's next value.
+
+Served on a network address, the page needs a secret token (see
+:mod:`fabrik_ros.webview.token_gate`); on loopback it does not.
 """
 
 from collections.abc import Mapping, Sequence
 import functools
 import io
 import math
-from pathlib import Path
+import socket
 from typing import Optional, Protocol
 
 import numpy as np
@@ -26,6 +29,7 @@ from fabrik_ros.kinematics import Arm, ArmConfigError
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 from fabrik_ros.webview.calibration import CalibrationError
 from fabrik_ros.webview.calibration_session import CalibrationSession, Mark
+from fabrik_ros.webview.token_gate import is_loopback, TokenGate
 
 Point = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]   # w, x, y, z
@@ -74,7 +78,17 @@ class WebPage:
                  calibration: CalibrationSession, jog_range_us: tuple[float, float],
                  orientation: bool) -> None:
         self._arm, self._actions, self._session = arm, actions, calibration
-        self._server = viser.ViserServer(host=host, port=port, verbose=False)
+        self._host = host
+        self._gate: Optional[TokenGate] = None
+        if is_loopback(host):
+            self._server = viser.ViserServer(host=host, port=port, verbose=False)
+        else:   # viser has no authentication: serve it on loopback, behind the token gate
+            self._server = viser.ViserServer(host='127.0.0.1', port=0, verbose=False)
+            try:
+                self._gate = TokenGate(host, port, upstream_port=self._server.get_port())
+            except OSError:
+                self._server.stop()
+                raise
         self._server.scene.set_up_direction('+z')
         self._server.on_client_connect(_frame_the_arm)
         self._angles = {name: float(a) for name, a in zip(arm.joint_names, arm.home,
@@ -85,7 +99,19 @@ class WebPage:
     @property
     def port(self) -> int:
         """Return the port the page is served on (the one asked for, or a free one if 0)."""
-        return self._server.get_port()
+        return self._gate.port if self._gate is not None else self._server.get_port()
+
+    @property
+    def token(self) -> Optional[str]:
+        """Return the secret a client needs (None when served on loopback only)."""
+        return self._gate.token if self._gate is not None else None
+
+    def url(self) -> str:
+        """Return the address to open, with the token when the page needs one."""
+        host = socket.gethostname() if self._host in ('0.0.0.0', '::', '') else self._host
+        if self._gate is not None:
+            return self._gate.url(host)
+        return f'http://{host}:{self.port}'
 
     # -- scene -------------------------------------------------------------------------------
 
@@ -108,6 +134,7 @@ class WebPage:
                                            color=_REACHED_RGB, position=tool_m)
         self._chain = scene.add_line_segments('/solution/chain', np.zeros((1, 2, 3)),
                                               _REACHED_RGB, thickness=0.004, visible=False)
+        self._reached = True
 
     async def _on_gizmo(self, event: viser.TransformControlsEvent) -> None:
         self._dragging = event.phase != 'end'
@@ -124,24 +151,36 @@ class WebPage:
         order = self._urdf.get_actuated_joint_names()
         self._urdf.update_cfg(np.array([self._angles[name] for name in order]))
 
-    def show_solution(self, chain_m: Sequence[Point], target_m: Point, *,
-                      reached: bool) -> None:
-        """Show the solver's target and pose: green when reached, red (closest pose) if not.
+    def show_solution(self, chain_m: Sequence[Point], target_m: Point) -> None:
+        """Show the solver's target and pose, coloured as :meth:`show_reached` last said.
 
         A target that came from elsewhere (RViz, a script) takes the gizmo along, unless it is
         being dragged.
         """
-        colour = _REACHED_RGB if reached else _UNREACHED_RGB
         self._target.position = target_m
         if not self._dragging and math.dist(self._gizmo.position, target_m) > _FOLLOW_M:
             self._gizmo.position = target_m     # a target from elsewhere (RViz, a script)
-        self._target.color = colour
         points = np.asarray(chain_m, dtype=float)
         if len(points) >= 2:
-            segments = np.stack([points[:-1], points[1:]], axis=1)
-            self._chain.points = segments
-            self._chain.colors = np.tile(np.asarray(colour, dtype=np.uint8), (len(segments), 2, 1))
+            self._chain.points = np.stack([points[:-1], points[1:]], axis=1)
+            self._colour_solution()
             self._chain.visible = True
+
+    def show_reached(self, reached: bool) -> None:
+        """Colour the target and pose: green when the solver reached it, red (closest) if not."""
+        self._reached = reached
+        self._colour_solution()
+
+    @property
+    def reached(self) -> bool:
+        """Return whether the solution is shown as reached."""
+        return self._reached
+
+    def _colour_solution(self) -> None:
+        colour = _REACHED_RGB if self._reached else _UNREACHED_RGB
+        self._target.color = colour
+        segments = len(self._chain.points)
+        self._chain.colors = np.tile(np.asarray(colour, dtype=np.uint8), (segments, 2, 1))
 
     def show_status(self, markdown: str) -> None:
         """Show the latest diagnostics (link state, reached ratio, residual)."""
@@ -194,8 +233,11 @@ class WebPage:
             gui.add_button(label).on_click(functools.partial(self._on_mark, which))
         self._marks = gui.add_markdown(self._marks_text())
         gui.add_button('End jog (go home)').on_click(self._on_end_jog)
-        target = self._session.target
+        target, source = self._session.target, self._session.source
         self._save_to = gui.add_text('Save to', str(target) if target else '')
+        if source is not None:
+            gui.add_markdown(f'or a file name ending in .yaml, to write it beside the arm file '
+                             f'(in {source.parent})')
         gui.add_button('Save calibrated copy').on_click(self._on_save)
 
     def _current_pulse(self) -> int:
@@ -236,10 +278,8 @@ class WebPage:
         return f'{joint}: {shown}  \nnew: ' + ', '.join(f'{k} {v:g}' for k, v in fields.items())
 
     async def _on_save(self, event: viser.GuiEvent) -> None:
-        text = self._save_to.value.strip()
-        self._session.target = Path(text).expanduser() if text else None
         try:
-            saved = self._session.save()
+            saved = self._session.save(self._save_to.value)
         except (CalibrationError, ArmConfigError, OSError) as error:
             self.show_reply(f'not saved: {error}')
             return
@@ -248,6 +288,8 @@ class WebPage:
 
     def stop(self) -> None:
         """Stop serving the page."""
+        if self._gate is not None:
+            self._gate.stop()
         self._server.stop()
 
 

@@ -101,7 +101,8 @@ def _backup(target: Path) -> Path:
     """Copy ``target`` to the first free ``<target>.bak[N]`` and return that path."""
     candidates = [target.with_name(f'{target.name}.bak')]
     candidates += [target.with_name(f'{target.name}.bak{n}') for n in range(1, 1000)]
-    backup = next(path for path in candidates if not path.exists())
+    # A dangling link does not exist, but copying onto it would write where it points.
+    backup = next(path for path in candidates if not path.exists() and not path.is_symlink())
     shutil.copy2(target, backup)
     return backup
 

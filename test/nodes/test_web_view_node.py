@@ -6,6 +6,7 @@ import sys
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from geometry_msgs.msg import PointStamped, PoseStamped
 import pytest
+from rclpy.qos import DurabilityPolicy
 from std_srvs.srv import SetBool
 
 from fabrik_ros.nodes.web_view_node import WebViewNode
@@ -133,3 +134,39 @@ def test_a_report_older_than_the_users_click_does_not_flip_the_attach_box_back(
     assert not node.page.attached
     report('True', 'attached by someone else')
     assert node.page.attached
+
+
+def test_the_page_colours_the_solution_by_what_fabrik_ik_says_it_reached(ros, arm_args):
+    from fabrik_ros.nodes.ik_node import FabrikIkNode
+    web = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args))
+    shown = []
+    show_solution = web.page.show_solution
+    web.page.show_solution = lambda chain, target: (shown.append(target),
+                                                    show_solution(chain, target))
+    for position, reached in (((0.0, 0.0, 2.0), False), ((0.12, 0.0, 0.12), True)):
+        ros.spin_until(lambda p=position, r=reached: (
+                           web.page.reached is r and shown
+                           and max(abs(a - b) for a, b in zip(shown[-1], p, strict=True)) < 1e-9),
+                       timeout_s=15.0, what=f'the page to show {position} reached={reached}',
+                       during=lambda p=position: web.send_target(p, (1.0, 0.0, 0.0, 0.0)))
+
+
+def test_a_page_target_is_not_replayed_to_a_subscriber_that_comes_later(ros, arm_args):
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    early = []
+    probe = ros.probe()
+    probe.create_subscription(PointStamped, 'target_point', early.append, 10)
+    ros.spin_until(lambda: early, timeout_s=10.0, what='the stale target to go out',
+                   during=lambda: node.send_target((0.1, 0.0, 0.1), (1.0, 0.0, 0.0, 0.0)))
+    # A subscriber that comes now (a fabrik_ik started later) gets only the target sent after
+    # it came; and the publisher keeps none for anyone (not even one asking for latched ones).
+    late = []
+    ros.probe('late').create_subscription(PointStamped, 'target_point', late.append, 1)
+    ros.spin_until(lambda: node._point.get_subscription_count() >= 2, timeout_s=10.0,
+                   what='the late subscriber to be matched')
+    ros.spin_until(lambda: late, timeout_s=10.0, what='the fresh target',
+                   during=lambda: node.send_target((0.2, 0.0, 0.1), (1.0, 0.0, 0.0, 0.0)))
+    assert {m.point.x for m in late} == {0.2}
+    assert node._point.qos_profile.durability == DurabilityPolicy.VOLATILE
+    assert node._pose.qos_profile.durability == DurabilityPolicy.VOLATILE

@@ -47,8 +47,12 @@ class Web:
                             timeout_s=timeout_s, what=what)
 
     def click_text(self, text: str) -> None:
-        element = self.browser.find_element(By.XPATH, f"//*[text()='{text}']")
-        wait_for(element.is_displayed, timeout_s=10.0, what=f'{text!r} to show')
+        def find():
+            return self.browser.find_elements(By.XPATH, f"//*[text()='{text}']")
+        # The page's controls arrive over its websocket, after the page itself has loaded.
+        wait_for(lambda: find() and find()[0].is_displayed(), timeout_s=10.0,
+                 what=f'{text!r} to show')
+        element = find()[0]
         self.browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
         element.click()
 
