@@ -251,15 +251,20 @@ def stream_targets(peer: Peer, limits: Limits, rng: np.random.Generator,
     low, high = limits
     margin = 0.05 * (high - low)
     points: list[np.ndarray] = []
+    end = rng.uniform(low + margin, high - margin)
     while len(points) < count:
-        start, end = rng.uniform(low + margin, high - margin, size=(2, len(low)))
+        start, end = end, rng.uniform(low + margin, high - margin)
         fine = np.array([peer.tool(start + f * (end - start))
-                         for f in np.linspace(0.0, 1.0, 2001)])
+                         for f in np.linspace(0.0, 1.0, 4001)])
         travelled = np.concatenate(
             [[0.0], np.cumsum(np.linalg.norm(np.diff(fine, axis=0), axis=1))])
-        chosen = np.searchsorted(travelled, np.arange(0.0, travelled[-1], 0.9 * STREAM_STEP_M))
-        points.extend(fine[np.minimum(chosen, len(fine) - 1)])
-    return np.array(points[:count])
+        marks = np.arange(0.0, travelled[-1], 0.8 * STREAM_STEP_M)
+        points.extend(fine[np.minimum(np.searchsorted(travelled, marks), len(fine) - 1)])
+    stream = np.array(points[:count])
+    longest = float(np.max(np.linalg.norm(np.diff(stream, axis=0), axis=1)))
+    if longest > STREAM_STEP_M:
+        raise RuntimeError(f'stream step {longest:.3g} m, must be <= {STREAM_STEP_M} m')
+    return stream
 
 
 def _samples() -> dict:
