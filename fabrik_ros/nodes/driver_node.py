@@ -11,7 +11,6 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import (
     SetParametersResult,
 )
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
@@ -28,6 +27,7 @@ from fabrik_ros.driver.feedback import report_confirms
 from fabrik_ros.driver.motion import MotionPlanner, Send
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
+from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -42,7 +42,6 @@ from fabrik_ros.nodes.joint_states import (
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
-    naming_empty_lists,
     ParameterConfigError,
     refuse_unknown_overrides,
 )
@@ -81,7 +80,7 @@ _HANDED_OVER_KEPT = 64
 _UNKNOWN_NAMES_KEPT = 64   # names in joint_commands warned of once (more: warned again)
 
 
-class ServoDriverNode(Node):
+class ServoDriverNode(ConfiguredNode):
     """Send speed-limited joint commands to a servo board as calibrated pulses.
 
     - Safe start: once the board answers, the servos are held where the board reports them
@@ -106,10 +105,7 @@ class ServoDriverNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        with naming_empty_lists(node_options):
-            super().__init__('servo_driver',
-                             automatically_declare_parameters_from_overrides=True,
-                             **node_options)
+        super().__init__('servo_driver', **node_options)
         # The on-set callback checks every declaration, but applies speed and home-time
         # changes only once the planner, built from the declared values, exists.
         self._planner_built = False
@@ -186,9 +182,6 @@ class ServoDriverNode(Node):
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
         declare_jog_parameters(self)
-
-    def _parameter(self, name: str):
-        return self.get_parameter(name).value
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse unusable speed limits, naming the rule (ros_parameters checks the choices)."""

@@ -10,7 +10,6 @@ from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.subscription import Subscription
@@ -21,6 +20,7 @@ from visualization_msgs.msg import MarkerArray
 from fabrik_ros.kinematics import Arm, IkResult, TargetError
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
+from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
     diagnostic_status,
@@ -39,7 +39,6 @@ from fabrik_ros.nodes.path_intake import PathIntake, PathRequest
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
-    naming_empty_lists,
     refuse_unknown_overrides,
     with_solver_changes,
 )
@@ -65,7 +64,7 @@ _MARKER_RATE_HZ = 30.0
 _LATEST_TARGET = 1
 
 
-class FabrikIkNode(Node):
+class FabrikIkNode(ConfiguredNode):
     """Solve each target with the arm's constrained FABRIK and publish the joint command.
 
     - ``target_point`` (PointStamped), ``target_pose`` (PoseStamped; its orientation's x axis
@@ -93,9 +92,7 @@ class FabrikIkNode(Node):
 
     def __init__(self, *, command_sink: Optional[Callable[[tuple[float, ...]], None]] = None,
                  **node_options) -> None:
-        with naming_empty_lists(node_options):
-            super().__init__('fabrik_ik', automatically_declare_parameters_from_overrides=True,
-                             **node_options)
+        super().__init__('fabrik_ik', **node_options)
         # The on-set callback also sees the arm's own declarations, which declare_arm checks:
         # it applies solver changes only once the arm is built.
         self._arm_built = False
@@ -149,9 +146,6 @@ class FabrikIkNode(Node):
                                      'is solved [Hz]', floats=(1.0, 200.0))
         self._diagnostics_period_s = declare(self, 'diagnostics_period_s', 1.0,
                                              'Period of /diagnostics [s]', floats=(0.1, 60.0))
-
-    def _parameter(self, name: str):
-        return self.get_parameter(name).value
 
     def _subscribe_targets(self) -> None:
         latest = _LATEST_TARGET

@@ -2,12 +2,12 @@
 
 from typing import Optional
 
-from rclpy.node import Node
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
+from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.joint_states import (
     joint_state_msg,
     JointCommandError,
@@ -16,13 +16,12 @@ from fabrik_ros.nodes.joint_states import (
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
-    naming_empty_lists,
     refuse_unknown_overrides,
 )
 from fabrik_ros.nodes.spin import spin_until_shutdown
 
 
-class SimArmNode(Node):
+class SimArmNode(ConfiguredNode):
     """Consume ``joint_commands``, slew toward them, publish ``joint_states`` at a fixed rate.
 
     Commands are matched by joint name, clamped to the joint limits (as the servo map clamps
@@ -31,9 +30,7 @@ class SimArmNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        with naming_empty_lists(node_options):
-            super().__init__('sim_arm', automatically_declare_parameters_from_overrides=True,
-                             **node_options)
+        super().__init__('sim_arm', **node_options)
         self._arm = declare_arm(self)
         speed = declare(self, 'servo_speed_rad_s', 6.0, 'Speed every simulated joint moves at '
                         '[rad/s] (a hobby servo does about 5 to 10 rad/s unloaded)',

@@ -16,18 +16,17 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
 from rclpy.client import Client
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import SetBool, Trigger
 from visualization_msgs.msg import MarkerArray
 
+from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.markers import CHAIN_ID, NAMESPACE, TARGET_ID
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
-    naming_empty_lists,
     ParameterConfigError,
     refuse_unknown_overrides,
 )
@@ -43,7 +42,7 @@ _NEWEST_TARGET_ONLY = QoSProfile(depth=1, durability=DurabilityPolicy.VOLATILE)
 _REACHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
-class WebViewNode(Node):
+class WebViewNode(ConfiguredNode):
     """Serve the arm page and connect it to the arm's topics and the driver's services.
 
     - In: ``joint_states`` (the drawn arm), ``ik_markers`` (the solver's target and pose),
@@ -54,9 +53,7 @@ class WebViewNode(Node):
     """
 
     def __init__(self, **node_options) -> None:
-        with naming_empty_lists(node_options):
-            super().__init__('web_view', automatically_declare_parameters_from_overrides=True,
-                             **node_options)
+        super().__init__('web_view', **node_options)
         from fabrik_ros.webview.page import WebPage  # viser: only this node needs it
         self._arm = declare_arm(self)
         self._declare_own_parameters()
@@ -117,9 +114,6 @@ class WebViewNode(Node):
             raise ParameterConfigError('jog_range_us', bounds, 'must be two pulse widths '
                                        '[min, max] with 0.0 < min < max')
         return bounds[0], bounds[1]
-
-    def _parameter(self, name: str):
-        return self.get_parameter(name).value
 
     def _calibration_session(self) -> CalibrationSession:
         source = Path(self._parameter('arm_file')) if self._parameter('arm_file') else None

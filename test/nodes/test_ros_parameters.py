@@ -19,6 +19,7 @@ from fabrik_ros.nodes.driver_node import FinalState, ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.ros_parameters import empty_list_keys
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
+from fabrik_ros.nodes.web_view_node import WebViewNode
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
@@ -215,6 +216,18 @@ def test_an_empty_list_given_with_p_is_refused_by_name(ros, arm_args, key):
     with pytest.raises(ValueError) as refused:
         FabrikIkNode(context=ros.context, cli_args=[*arm_args, *IK, '-p', f'{key}:=[]'])
     assert str(refused.value).startswith(f'{key} = [], an empty list has no parameter type')
+
+
+@pytest.mark.parametrize('kind', [FabrikIkNode, ServoDriverNode, SimArmNode, WebViewNode])
+def test_every_node_names_a_key_its_params_file_sets_to_an_empty_list(
+        ros, arm_args, tmp_path, kind):
+    """The opening all nodes share (ConfiguredNode): rclpy alone names no key here."""
+    empty = tmp_path / 'empty.yaml'
+    empty.write_text('/**:\n  ros__parameters:\n    geometry:\n      link_lengths_m: []\n')
+    with pytest.raises(ValueError) as refused:
+        _make(ros, kind, arm_args, tmp_path, '--params-file', str(empty))
+    assert str(refused.value).startswith('geometry.link_lengths_m = [], an empty list has no '
+                                         'parameter type')
 
 
 def test_a_misspelt_driver_parameter_stops_servo_driver_with_one_line_and_status_1(
