@@ -112,25 +112,29 @@ def _joint_xml(joint: UrdfJointSpec, parent: str, child: str, xyz: np.ndarray,
     return '\n'.join(lines)
 
 
-def random_limits(rng: np.random.Generator) -> tuple[float, float] | None:
-    """Return a random range (a few wider than a half turn either side), or None (continuous)."""
-    if rng.random() < 0.1:
+def random_limits(rng: np.random.Generator, *,
+                  continuous: bool = True) -> tuple[float, float] | None:
+    """Return a random range anywhere within two turns, or None (a continuous joint)."""
+    if continuous and rng.random() < 0.1:
         return None
-    span = rng.uniform(0.5, 2 * math.pi)
+    span = rng.uniform(0.5, 2 * math.pi if continuous else 1.9 * math.pi)
     lower = rng.uniform(-2 * math.pi, 2 * math.pi - span)
     return lower, lower + span
 
 
-def random_family_arm(rng: np.random.Generator, *, yaw: bool, roll: bool,
-                      pitches: int) -> list[UrdfJointSpec]:
-    """Return a random arm of the family laid out in the base frame, fixed joints included."""
+def random_family_arm(rng: np.random.Generator, *, yaw: bool, roll: bool, pitches: int,
+                      continuous: bool = True) -> list[UrdfJointSpec]:
+    """Return a random arm of the family laid out in the base frame, fixed joints included.
+
+    :param continuous: whether joints may be continuous or span up to a whole turn
+    """
     joints = [UrdfJointSpec('mount', 'fixed', rng.uniform(-0.2, 0.2, 3))]
     origin = rng.uniform(-0.2, 0.2, 3)
     heading = rng.uniform(-math.pi, math.pi) if yaw else 0.0
     forward = np.array([math.cos(heading), math.sin(heading), 0.0])
     lateral = np.array([-math.sin(heading), math.cos(heading), 0.0])
     if yaw:
-        joints.append(_revolute('yaw', origin, Z * rng.choice([-1.0, 1.0]), rng))
+        joints.append(_revolute('yaw', origin, Z * rng.choice([-1.0, 1.0]), rng, continuous))
 
     def in_plane(along: float, height: float, side: float) -> np.ndarray:
         return origin + along * forward + side * lateral + height * Z
@@ -140,13 +144,15 @@ def random_family_arm(rng: np.random.Generator, *, yaw: bool, roll: bool,
                          rng.uniform(-0.05, 0.05))
         if k and rng.random() < 0.3:  # a fixed joint halfway, with a frame of its own
             joints.append(UrdfJointSpec(f'bracket_{k}', 'fixed', rng.uniform(-0.2, 0.2, 3)))
-        joints.append(_revolute(f'pitch_{k}', point, lateral * rng.choice([-1.0, 1.0]), rng))
+        joints.append(_revolute(f'pitch_{k}', point, lateral * rng.choice([-1.0, 1.0]), rng,
+                                continuous))
     side = rng.uniform(-0.05, 0.05)
     if roll:
         angle = rng.uniform(-math.pi, math.pi)
         axis = (math.cos(angle) * forward + math.sin(angle) * Z) * rng.choice([-1.0, 1.0])
         joints.append(_revolute('roll', in_plane(rng.uniform(-0.1, 0.1),
-                                                 rng.uniform(-0.1, 0.1), side), axis, rng))
+                                                 rng.uniform(-0.1, 0.1), side), axis, rng,
+                                continuous))
     else:
         side += rng.uniform(-0.05, 0.05)
     tool = in_plane(rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15), side)
@@ -156,9 +162,9 @@ def random_family_arm(rng: np.random.Generator, *, yaw: bool, roll: bool,
     return joints
 
 
-def _revolute(name: str, point: np.ndarray, axis: np.ndarray,
-              rng: np.random.Generator) -> UrdfJointSpec:
+def _revolute(name: str, point: np.ndarray, axis: np.ndarray, rng: np.random.Generator,
+              continuous: bool) -> UrdfJointSpec:
     """Return a revolute joint, or a continuous one when the random range says so."""
-    limits = random_limits(rng)
+    limits = random_limits(rng, continuous=continuous)
     return UrdfJointSpec(name, 'continuous' if limits is None else 'revolute', point, axis,
                          limits)

@@ -2,7 +2,9 @@
 
 Each URDF under urdf/ was written for these tests from the numbers its vendor published (each
 file says where they came from). The arm file arm_from_urdf writes must put the tool where the
-URDF itself does (yourdfpy), to 1e-5 m, over 1,000 random configurations within the limits.
+URDF itself does (yourdfpy), to 1e-5 m, over 1,000 random configurations within the limits,
+both by the arm model's definition (model_fk.py) and by the kinematics core's Arm.fk; Arm.ik
+must reach what the URDF reaches.
 """
 
 import math
@@ -13,6 +15,7 @@ import pytest
 import yaml
 
 from fabrik_ros.tools.arm_from_urdf import main
+from test.kinematics.description.arm_of_file import arm_of_file
 from test.kinematics.description.model_fk import model_tool_point
 from test.kinematics.description.urdf_fk import UrdfFk
 
@@ -41,18 +44,27 @@ def arm_file_of(tmp_path: Path, arm: str) -> tuple[Path, dict]:
     return out, yaml.safe_load(out.read_text())['/**']['ros__parameters']
 
 
-def worst_tool_error(arm_file: dict, reference: UrdfFk, count: int, seed: int) -> float:
-    """Return the largest tool point distance [m] over random positions within the limits."""
+def random_positions(arm_file: dict, rng: np.random.Generator) -> dict[str, float]:
+    """Return random joint positions within the arm file's limits [rad]."""
+    return {name: math.radians(rng.uniform(arm_file['joints'][name]['min_deg'],
+                                           arm_file['joints'][name]['max_deg']))
+            for name in arm_file['joint_names']}
+
+
+def worst_tool_errors(arm_file: dict, reference: UrdfFk, count: int,
+                      seed: int) -> tuple[float, float]:
+    """Return the largest tool point distances [m] of the oracle and of Arm.fk from the URDF's."""
     rng = np.random.default_rng(seed)
-    worst = 0.0
+    arm = arm_of_file(arm_file)
+    oracle = core = 0.0
     for _ in range(count):
-        positions = {name: math.radians(rng.uniform(arm_file['joints'][name]['min_deg'],
-                                                    arm_file['joints'][name]['max_deg']))
-                     for name in arm_file['joint_names']}
-        error = np.linalg.norm(model_tool_point(arm_file, positions)
-                               - reference.tool_point(positions))
-        worst = max(worst, float(error))
-    return worst
+        positions = random_positions(arm_file, rng)
+        urdf_point = reference.tool_point(positions)
+        oracle = max(oracle, float(np.linalg.norm(model_tool_point(arm_file, positions)
+                                                  - urdf_point)))
+        fk = arm.fk([positions[name] for name in arm.joint_names])[-1]
+        core = max(core, float(np.linalg.norm(fk - urdf_point)))
+    return oracle, core
 
 
 @pytest.mark.parametrize('arm', sorted(ARMS))
@@ -62,7 +74,39 @@ def test_vendor_arm_tool_point_equals_its_urdfs_over_1000_configurations(tmp_pat
     urdf, base, tool, joints = ARMS[arm]
     assert arm_file['joint_names'] == joints
     reference = UrdfFk(URDF_DIR / urdf, base_link=base, tool_link=tool)
-    assert worst_tool_error(arm_file, reference, 1000, seed=21) < 1e-5
+    oracle, core = worst_tool_errors(arm_file, reference, 1000, seed=21)
+    assert oracle < 1e-5 and core < 1e-5
+
+
+# The SO-100 leans back over its yaw axis (shoulder_lift 0..200 deg): from its home pose
+# Arm.ik answers about 1 reachable target in 13 UNREACHABLE, 3-44 mm off (seeded from the pose
+# that made the target, it reaches them). Reported to the lead (issue 21); strict, so the mark
+# goes when the solver is fixed.
+IK_ARMS = [pytest.param(arm, marks=pytest.mark.xfail(
+    strict=True, reason='Arm.ik misses reachable SO-100 targets behind the yaw axis'))
+    if arm == 'so100' else arm for arm in sorted(ARMS)]
+
+
+@pytest.mark.parametrize('arm', IK_ARMS)
+def test_vendor_arm_ik_reaches_what_its_urdf_reaches(tmp_path: Path, arm: str):
+    _, arm_file = arm_file_of(tmp_path, arm)
+    urdf, base, tool, _ = ARMS[arm]
+    reference = UrdfFk(URDF_DIR / urdf, base_link=base, tool_link=tool)
+    solver = arm_of_file(arm_file)
+    rng = np.random.default_rng(3)
+    missed = []
+    for _ in range(100):
+        target = reference.tool_point(random_positions(arm_file, rng))
+        result = solver.ik(target)
+        assert solver.within_limits(result.angles_rad)
+        answer = reference.tool_point(dict(zip(solver.joint_names, result.angles_rad,
+                                               strict=True)))
+        assert np.linalg.norm(answer - result.position_m) < 1e-5
+        if result.reached:
+            assert np.linalg.norm(answer - target) <= solver.options.tolerance_m + 1e-6
+        else:
+            missed.append((result.stop_reason.value, result.residual_m))
+    assert missed == []
 
 
 def test_so101_numbers_match_the_issue(tmp_path: Path):
