@@ -288,12 +288,6 @@ class SimBoard:
         with self._cv:
             return tuple(self.firmware.model.limits)
 
-    @property
-    def booted(self) -> bool:
-        """Return True once the board has finished booting on the current pty."""
-        with self._cv:
-            return self._booted_at is not None
-
     def wait_until(self, condition: Callable[['SimBoard'], bool], timeout_s: float) -> bool:
         """Return True as soon as ``condition(board)`` holds, False after ``timeout_s``."""
         end = self._clock() + timeout_s

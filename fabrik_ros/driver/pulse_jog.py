@@ -97,11 +97,6 @@ class PulseJog:
         """Return True once a joint has been jogged and until :meth:`finish`."""
         return bool(self._held_us)
 
-    @property
-    def held_us(self) -> dict[str, float]:
-        """Return the pulse each jogged joint was last sent to [µs]."""
-        return dict(self._held_us)
-
     def move(self, joint: str, pulse_us: float, *, speed_rad_s: float,
              start_us: float) -> JogMove:
         """Return the move of ``joint`` to ``pulse_us``.

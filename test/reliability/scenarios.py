@@ -40,22 +40,46 @@ class CommandStream:
 
 @dataclass
 class UnplugFigures:
-    """What the unplug/replug scenario measured."""
+    """What the unplug/replug scenario measured, per cycle, from the board's side and the link's.
 
-    cycles: int = 0
-    reconnect_s: list[float] = field(default_factory=list)
+    ``heard_s`` and ``reconnect_s`` hold one entry per cycle: how long after the replug the
+    host first wrote to the new pty (None: never) and first commanded a move there (None:
+    never). ``link_reconnects`` is the driver's own count (its diagnostics), read after the
+    last cycle.
+    """
+
+    cycles: int
+    heard_s: list[float | None] = field(default_factory=list)
+    reconnect_s: list[float | None] = field(default_factory=list)
     down_s: list[float] = field(default_factory=list)
     commands_sent: int = 0
+    link_reconnects: int = -1
+
+    @property
+    def reconnected(self) -> list[int]:
+        """Return the cycles after which the host opened the new pty and commanded moves."""
+        return [cycle for cycle, (heard, moved) in enumerate(zip(self.heard_s, self.reconnect_s,
+                                                                  strict=True))
+                if heard is not None and moved is not None and heard <= moved]
+
+    @property
+    def over_limit(self) -> list[int]:
+        """Return the cycles whose reconnect took longer than RECONNECT_LIMIT_S (or never came)."""
+        return [cycle for cycle, seconds in enumerate(self.reconnect_s)
+                if seconds is None or seconds > RECONNECT_LIMIT_S]
 
     def summary(self) -> dict[str, object]:
         """Return the figures as a flat mapping for results.json."""
-        return {'cycles': self.cycles, 'stream_hz': STREAM_HZ,
+        measured = [s for s in self.reconnect_s if s is not None]
+        return {'cycles': self.cycles, 'cycles_reconnected': len(self.reconnected),
+                'link_reconnects': self.link_reconnects, 'stream_hz': STREAM_HZ,
                 'commands_sent': self.commands_sent,
                 'unplugged_s_min': min(self.down_s), 'unplugged_s_max': max(self.down_s),
-                'reconnect_s_median': percentile(self.reconnect_s, 0.5),
-                'reconnect_s_p99': percentile(self.reconnect_s, 0.99),
-                'reconnect_s_max': max(self.reconnect_s),
-                'reconnect_limit_s': RECONNECT_LIMIT_S}
+                'reconnect_s_median': percentile(measured, 0.5),
+                'reconnect_s_p99': percentile(measured, 0.99),
+                'reconnect_s_max': max(measured),
+                'reconnect_limit_s': RECONNECT_LIMIT_S,
+                'cycles_over_reconnect_limit': self.over_limit}
 
 
 def unplug_replug(rig: Rig, cycles: int, *, seed: int,
@@ -63,11 +87,13 @@ def unplug_replug(rig: Rig, cycles: int, *, seed: int,
     """Pull and replug the board ``cycles`` times while joint_commands stream at 200 Hz.
 
     Each cycle the board is away for a random time (up to ``longest_down_s``, so the link's
-    back-off reaches its cap) and back for a random time. Returns when the board holds the
-    last commanded pose, or fails naming the cycle that went wrong.
+    back-off reaches its cap) and back for a random time. Each cycle waits for the driver to
+    command the replugged board (``RECONNECT_LIMIT_S`` and a margin for a loaded machine) and
+    measures, board side, when the host first wrote to the new pty and first moved a servo
+    there. Returns when the board holds the last commanded pose.
     """
     rng = random.Random(seed)
-    figures = UnplugFigures()
+    figures = UnplugFigures(cycles)
     rig.wait_subscribed()
     stream = CommandStream(rig)
     rig.ros.spin_until(lambda: bool(rig.board.moves_since(stream.started_s)), timeout_s=10.0,
@@ -81,14 +107,24 @@ def unplug_replug(rig: Rig, cycles: int, *, seed: int,
         rig.ros.spin_until(lambda at=back_s: bool(rig.board.moves_since(at)),
                            timeout_s=RECONNECT_LIMIT_S + 10.0,
                            what=f'cycle {cycle}: the driver to command the replugged board')
+        heard = rig.board.heard_at[-1]
+        figures.heard_s.append(None if heard is None else heard - back_s)
         figures.reconnect_s.append(rig.board.moves_since(back_s)[0].at_s - back_s)
         figures.down_s.append(down_s)
-        figures.cycles += 1
         rig.spin_for(rng.uniform(0.1, 0.4))
     last = stream.stop()
     figures.commands_sent = stream.sent
     rig.wait_board_at(last, 'the board to end at the last commanded pose')
+    figures.link_reconnects = _link_reconnects(rig)
     return figures
+
+
+def _link_reconnects(rig: Rig) -> int:
+    """Return the driver's reconnect count from a diagnostics status published from now on."""
+    seen = len(rig.diagnostics.get('servo_driver', []))
+    rig.ros.spin_until(lambda: len(rig.diagnostics.get('servo_driver', [])) > seen + 1,
+                       timeout_s=10.0, what='a fresh servo_driver diagnostics status')
+    return int(rig.last_values()['reconnects'])
 
 
 def pulses_outside_calibration(rig: Rig) -> list[str]:

@@ -37,6 +37,9 @@ class TappedBoard(SimBoard):
         self.delivered = bytearray()     # host bytes as the firmware got them (corrupted)
         self.replied = bytearray()       # the firmware's replies before the line corrupts them
         self.plugged_at: list[float] = []
+        # Per plug-in: when the host first wrote to that pty (None: not yet). A host that
+        # reconnected after a replug has written to the new pty; one that did not, has not.
+        self.heard_at: list[float | None] = []
         self.longest_stall_s = 0.0       # longest gap between two steps of the board thread
         self._last_step_at: float | None = None
         self._host_bytes = bytearray()
@@ -56,7 +59,9 @@ class TappedBoard(SimBoard):
 
     def on_plugged(self) -> None:
         """Note when the board was plugged in."""
-        self.plugged_at.append(time.monotonic())
+        with self._tap_lock:
+            self.plugged_at.append(time.monotonic())
+            self.heard_at.append(None)
 
     def on_step(self, plugged: bool) -> None:
         """Track the longest gap between two steps while plugged (a stalled board thread)."""
@@ -66,9 +71,11 @@ class TappedBoard(SimBoard):
         self._last_step_at = now if plugged else None
 
     def on_host_bytes(self, data: bytes, first_byte_s: float) -> None:
-        """Keep the host's bytes as it wrote them."""
+        """Keep the host's bytes as it wrote them; note the first on each plug-in."""
         with self._tap_lock:
             self._host_bytes += data
+            if self.heard_at and self.heard_at[-1] is None:
+                self.heard_at[-1] = first_byte_s
 
     def outgoing(self, data: bytes) -> bytes:
         """Put any injected garbage in front of the reply."""

@@ -91,3 +91,5 @@ def test_a_board_that_reappears_is_reopened_by_the_path_check_not_after_the_back
         board.replug()
         log.wait(lambda states: states[-1] is LinkState.READY, RECONNECT_WAIT_S,
                  f'the link to reconnect (its back-off is {BACKOFF_S} s)')
+        assert log.states.count(LinkState.READY) == 2
+        assert link.stats().reconnects == 1

@@ -378,3 +378,22 @@ def test_watchdog_is_refused_where_the_protocol_has_none(protocol):
     with pytest.raises(ValueError) as raised:
         link.set_watchdog(1.0)
     assert f'protocol {protocol.name} has no board watchdog' in str(raised.value)
+
+
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize('protocol', ALL_PROTOCOLS)
+def test_the_dialect_is_reset_once_per_connect(sim_board, protocol):
+    """Regression (issue 22.1): it was reset before the handshake and again after it."""
+    board = sim_board(protocol)
+    link = ServoLink(board.path, protocol=protocol, channels=board.channels, options=FAST)
+    resets = []
+    dialect_reset = link._dialect.reset
+    link._dialect.reset = lambda: (resets.append(link.state), dialect_reset())
+    with link:
+        link.wait_ready(3.0)
+        assert resets == [LinkState.CONNECTING]
+        board.unplug()
+        assert _wait_state(link, {LinkState.DISCONNECTED, LinkState.CONNECTING})
+        board.replug()
+        link.wait_ready(3.0)
+        assert resets == [LinkState.CONNECTING] * 2
