@@ -30,6 +30,10 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
+# No hobby arm has a length beyond this [m]: a larger one is a unit slip (issue 22), most
+# likely millimetres written as metres, which would start the solver on a 70 m arm.
+LENGTH_LIMIT_M = 2.0
+
 
 class ValueKind(enum.Enum):
     """The type a key's value must have; the value is the phrase an error shows."""
@@ -49,6 +53,7 @@ class Bounds:
     :param high: the upper end, included
     :param low_open: the value must be greater than ``low``
     :param unit: shown after a two-ended interval
+    :param unit_slip: a value outside is likely millimetres written as metres: say so
 
     >>> Bounds(-180.0, 180.0).phrase, Bounds(0.0, low_open=True).phrase
     ('within [-180.0, 180.0]', '> 0.0')
@@ -58,6 +63,7 @@ class Bounds:
     high: float = math.inf
     low_open: bool = False
     unit: str = ''
+    unit_slip: bool = False
 
     def holds(self, value: float) -> bool:
         """Return True when ``value`` keeps the rule."""
@@ -76,7 +82,14 @@ class Bounds:
         return f'within {opening}{self.low}, {self.high}]{unit}'
 
     def broken(self, value: float) -> str:
-        """Return the rule an error shows for ``value``, which breaks it."""
+        """Return the rule an error shows for ``value``, which breaks it.
+
+        >>> LENGTH.broken(70.0)
+        'must be within [-2.0, 2.0] m (millimetres written as metres? 70.0 mm = 0.07 m)'
+        """
+        if self.unit_slip:
+            return (f'must be {self.phrase} (millimetres written as metres? '
+                    f'{value} mm = {value / 1000.0} m)')
         return f'must be {self.phrase}'
 
 
@@ -128,6 +141,19 @@ class KeySpec:
 
 
 _F, _I, _S = ValueKind.FLOAT, ValueKind.INT, ValueKind.STR
+LENGTH = Bounds(-LENGTH_LIMIT_M, LENGTH_LIMIT_M, unit='m', unit_slip=True)
+
+
+def length(meaning: str, *rules: Bounds, kind: ValueKind = _F, default: Any = MISSING,
+           size: int = 0) -> KeySpec:
+    """Return the entry of a length key [m]: its own rules, then the bound on every length.
+
+    >>> length('an offset', default=0.0).description
+    'an offset [m], within [-2.0, 2.0] m, default 0.0'
+    """
+    return KeySpec(kind, meaning, 'm', (*rules, LENGTH), default=default, size=size)
+
+
 _POSITIVE = Bounds(0.0, low_open=True)
 _JOINT_RANGE = Bounds(-180.0, 180.0)
 _PULSE_RANGE = Bounds(400.0, 2600.0)
@@ -139,12 +165,12 @@ KEYS: dict[str, KeySpec] = {
                           default='base_link'),
     'joint_names': KeySpec(ValueKind.STR_LIST, 'actuated joints in chain order: optional '
                            'yaw, pitch joints, then roll'),
-    'geometry.shoulder_height_m': KeySpec(_F, 'height of the first pitch joint above the base '
-                                          'origin', 'm', (Bounds(0.0),)),
-    'geometry.link_lengths_m': KeySpec(ValueKind.FLOAT_LIST, 'distance between consecutive '
-                                       'pitch joints, shoulder first', 'm', (_POSITIVE,)),
-    'geometry.tool_length_m': KeySpec(_F, 'distance from the last pitch joint to the tool '
-                                      'point', 'm', (_POSITIVE,)),
+    'geometry.shoulder_height_m': length('height of the first pitch joint above the base '
+                                         'origin', Bounds(0.0)),
+    'geometry.link_lengths_m': length('distance between consecutive pitch joints, shoulder '
+                                      'first', _POSITIVE, kind=ValueKind.FLOAT_LIST),
+    'geometry.tool_length_m': length('distance from the last pitch joint to the tool point',
+                                     _POSITIVE),
     'joints.*.kind': KeySpec(_S, 'yaw (about base z), pitch (hinge, horizontal axis) or roll '
                              '(tool axis)', choices=tuple(k.value for k in JointKind)),
     'joints.*.min_deg': KeySpec(_F, 'lower joint limit', 'deg', (_JOINT_RANGE,),
