@@ -277,9 +277,13 @@ def _joint_parameters(chain_joint: ChainJoint, kind: JointKind, zero_deg: float,
     joint = chain_joint.joint
     name = joint.name
     prefix = f'joints.{name}'
-    axis = f'joint {name} axis xyz {" ".join(f"{v:g}" for v in joint.axis)}'
-    sources[f'{prefix}.zero_deg'] = f'{kind.value} angle at position 0: joint origins, {source}'
-    sources[f'{prefix}.direction'] = f"{axis} against the model's {kind.value} axis, {source}"
+    local = ' '.join(f'{v:g}' for v in joint.axis)
+    turned = ', '.join(f'{round(float(v), 6) + 0.0:g}' for v in chain_joint.axis)
+    sources[f'{prefix}.zero_deg'] = (f'{kind.value} angle at position 0, from the joint origins '
+                                     f'(xyz + rpy) at q = 0, {source}')
+    sources[f'{prefix}.direction'] = (
+        f'joint {name} <axis xyz="{local}"> is ({turned}) in the base frame at q = 0: '
+        f"{'along' if direction == 1 else 'against'} the model's {kind.value} axis, {source}")
     # parse_urdf gives every revolute joint limits; only a continuous one may lack them.
     low, high = -180.0, 180.0
     limit = f'joint {name} is continuous without limits: one turn, -180 to 180'
