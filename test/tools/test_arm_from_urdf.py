@@ -188,3 +188,19 @@ def test_help_names_the_options():
     assert result.returncode == 0
     for option in ('--tool-link', '--base-link', '-o', '--first-channel', '--aux-servo'):
         assert option in result.stdout
+
+
+def test_the_tool_imports_without_ros():
+    blocker = ('import importlib.abc, sys\n'
+               'class Block(importlib.abc.MetaPathFinder):\n'
+               '    def find_spec(self, name, path=None, target=None):\n'
+               "        top = name.split('.')[0]\n"
+               "        if top == 'rclpy' or top.endswith('_msgs'):\n"
+               "            raise ImportError(f'blocked: {name}')\n"
+               'sys.meta_path.insert(0, Block())\n'
+               'import fabrik_ros.tools.arm_from_urdf\n'
+               "print(sorted(m for m in sys.modules if m.startswith(('rclpy', 'std_msgs'))))\n")
+    result = subprocess.run([sys.executable, '-c', blocker], capture_output=True, text=True,
+                            cwd=REPO_ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == '[]'
