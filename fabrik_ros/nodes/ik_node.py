@@ -15,7 +15,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
-from visualization_msgs.msg import MarkerArray
+from visualization_msgs.msg import InteractiveMarkerFeedback, MarkerArray
 
 from fabrik_ros.kinematics import Arm, IkResult, TargetError
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
@@ -27,7 +27,11 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.interactive_target import InteractiveTarget, Vector
+from fabrik_ros.nodes.interactive_target import (
+    InteractiveTarget,
+    target_from_feedback,
+    Vector,
+)
 from fabrik_ros.nodes.joint_states import (
     joint_state_msg,
     JointCommandError,
@@ -129,7 +133,7 @@ class FabrikIkNode(ConfiguredNode):
             self._interactive = InteractiveTarget.serve(
                 self, frame_id=self._arm.base_frame,
                 start_m=_vector(self._arm.fk(self._arm.home)[-1]),
-                on_move=self._on_interactive_move)
+                on_drag=self._on_interactive_drag)
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -189,8 +193,8 @@ class FabrikIkNode(ConfiguredNode):
         self._accept(lambda: target_from_pose(msg, self._arm.base_frame, topic=topic,
                                               use_orientation=use_orientation), topic)
 
-    def _on_interactive_move(self, position_m: tuple[float, float, float]) -> None:
-        self._accept(lambda: Target(position_m), _INTERACTIVE)
+    def _on_interactive_drag(self, feedback: InteractiveMarkerFeedback) -> None:
+        self._accept(lambda: target_from_feedback(feedback, self._arm.base_frame), _INTERACTIVE)
 
     def _accept(self, read: Callable[[], Target], source: str) -> None:
         """Solve the target ``read`` returns; a target message or solver refusal is dropped."""

@@ -3,14 +3,15 @@
 RViz's Publish Point tool cannot set a height and its 2D Goal Pose lies at z = 0; an
 interactive marker with three move axes can go anywhere. ``interactive_markers`` is not on
 PyPI, so the IK node asks :meth:`InteractiveTarget.serve` and runs without it when it is
-missing.
+missing. What a drag means (:func:`target_from_feedback`) needs no server, so it is checked
+like any other target message, and tested without the package.
 """
 
 from collections.abc import Callable
 import math
 from typing import Optional
 
-from geometry_msgs.msg import Point, Pose
+from geometry_msgs.msg import Point, PointStamped, Pose
 from rclpy.node import Node
 from visualization_msgs.msg import (
     InteractiveMarker,
@@ -19,35 +20,56 @@ from visualization_msgs.msg import (
     Marker,
 )
 
+from fabrik_ros.nodes.targets import Target, target_from_point
+
 MARKER_NAME = 'target'
 # The server's topics are <node>/target/update, .../feedback and the get_interactive_markers
 # service; config/rviz/fabrik.rviz shows the namespace /fabrik_ik/target.
 TOPIC_NAMESPACE = '~/target'
+FEEDBACK_TOPIC = f'{TOPIC_NAMESPACE}/feedback'
 _DIAMETER_M = 0.03
 
 Vector = tuple[float, float, float]
 
 
+def is_drag(message: InteractiveMarkerFeedback) -> bool:
+    """Return True for feedback that moved the marker (not a click, a menu or a mouse event)."""
+    return message.event_type == InteractiveMarkerFeedback.POSE_UPDATE
+
+
+def target_from_feedback(message: InteractiveMarkerFeedback, base_frame: str) -> Target:
+    """Return the target a drag sets: the marker's position, checked as a target_point is.
+
+    RViz reports the pose in the marker's frame, the base frame.
+
+    :raises TargetMessageError: for a frame other than ``base_frame`` (empty means the base
+        frame) or a non-finite position, naming the feedback topic
+    """
+    point = PointStamped(header=message.header)
+    position = message.pose.position
+    point.point.x, point.point.y, point.point.z = position.x, position.y, position.z
+    return target_from_point(point, base_frame, topic=FEEDBACK_TOPIC)
+
+
 class InteractiveTarget:
-    """An orange sphere with x/y/z handles; dragging it calls ``on_move`` with its position."""
+    """An orange sphere with x/y/z handles; each drag calls ``on_drag`` with the feedback."""
 
     def __init__(self, server, frame_id: str, start_m: Vector,
-                 on_move: Callable[[Vector], None]) -> None:
+                 on_drag: Callable[[InteractiveMarkerFeedback], None]) -> None:
         """Insert the marker into ``server`` (an InteractiveMarkerServer) and publish it."""
         self._server = server
-        self._on_move = on_move
 
         def feedback(message: InteractiveMarkerFeedback) -> None:
-            if message.event_type == InteractiveMarkerFeedback.POSE_UPDATE:
-                p = message.pose.position
-                self._on_move((p.x, p.y, p.z))
+            if is_drag(message):
+                on_drag(message)
 
         server.insert(_target_marker(frame_id, start_m), feedback_callback=feedback)
         server.applyChanges()
 
     @classmethod
     def serve(cls, node: Node, *, frame_id: str, start_m: Vector,
-              on_move: Callable[[Vector], None]) -> Optional['InteractiveTarget']:
+              on_drag: Callable[[InteractiveMarkerFeedback], None]
+              ) -> Optional['InteractiveTarget']:
         """Serve the target on ``node``, or log once and return None without the package."""
         try:
             from interactive_markers import InteractiveMarkerServer
@@ -56,7 +78,7 @@ class InteractiveTarget:
                 'interactive_markers is not installed: no draggable 3D target in RViz; use '
                 'target_point, target_pose or target_path (RViz Publish Point / 2D Goal Pose)')
             return None
-        return cls(InteractiveMarkerServer(node, TOPIC_NAMESPACE), frame_id, start_m, on_move)
+        return cls(InteractiveMarkerServer(node, TOPIC_NAMESPACE), frame_id, start_m, on_drag)
 
     def move_to(self, position_m: Vector) -> None:
         """Show the marker at a target that came from elsewhere (a topic), without feedback."""
