@@ -57,7 +57,7 @@ import ik_bench  # noqa: E402
 import roboticstoolbox as rtb  # noqa: E402
 from roboticstoolbox.models.URDF.URDFRobot import URDF_read  # noqa: E402
 
-from fabrik_ros.kinematics import Arm, JointKind, load_arm  # noqa: E402
+from fabrik_ros.kinematics import Arm, ArmConfigError, JointKind, load_arm  # noqa: E402
 
 OUT = Path(__file__).parent / 'out' / 'peer_ik.json'
 SO101_ARM = ROOT / 'config' / 'so101.yaml'
@@ -140,7 +140,7 @@ def built_peer(arm: Arm) -> Peer:
 
 def urdf_peer(urdf: Path, tool_link: str) -> Peer:
     """Return the peer as RTB reads the URDF itself: its chain from the root to ``tool_link``."""
-    links, name, _ = URDF_read(str(urdf))
+    links, name, _ = URDF_read(str(urdf.resolve()))  # a relative path is read under rtbdata
     robot = rtb.Robot(links, name=name)
     shown = urdf.resolve().relative_to(ROOT) if urdf.resolve().is_relative_to(ROOT) else urdf
     return Peer(robot, robot.ets(end=tool_link), tool_link,
@@ -478,8 +478,15 @@ def main() -> None:
     report: dict[str, Any] = {'peer': f'roboticstoolbox-python {rtb.__version__}',
                               'seed': SEED, 'loadavg_before': os.getloadavg(), 'arms': {}}
     for name, arm_file, urdf, tool_link in cases(args):
-        arm, report['arms'][name] = compare_arm(name, arm_file, urdf, tool_link, args.targets,
-                                                args.scan_peer)
+        try:
+            arm, report['arms'][name] = compare_arm(name, arm_file, urdf, tool_link,
+                                                    args.targets, args.scan_peer)
+        except ArmConfigError as error:
+            if args.arm is not None:
+                raise
+            report['arms'][name] = {'skipped': f'load_arm({arm_file.name}): {error}'}
+            print(f'{name}: skipped, {report["arms"][name]["skipped"]}')
+            continue
         print_arm(name, report['arms'][name])
         if args.profile:
             profile_ours(arm)

@@ -31,6 +31,9 @@ def peer_table(results: dict) -> list[str]:
              '|---|---|---|---:|---:|---:|---:|']
     notes = []
     for arm, report in peer['arms'].items():
+        if 'skipped' in report:
+            notes.append(f'- {arm}: skipped, {report["skipped"]}')
+            continue
         for kind, key in (('random', 'single'), ('stream', 'stream')):
             for name, f in report[key].items():
                 lines.append(f'| {arm} | {f["targets"]} {kind} | {name} | '
