@@ -1,9 +1,13 @@
 """parse_urdf reads a URDF into links, joints and a root, and refuses what is not a URDF tree."""
 
 import math
+from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
+from fabrik_ros.kinematics.description.urdf_in import arm_parameters
 from fabrik_ros.kinematics.description.urdf_model import (
     MAX_URDF_CHARS,
     parse_urdf,
@@ -112,3 +116,21 @@ def test_entities_and_oversized_text_are_refused_before_parsing():
 def test_urdf_error_is_a_value_error():
     assert issubclass(UrdfError, ValueError)
     assert math.isclose(parse_urdf(TWO_JOINTS).joints[0].axis[2], 1.0)
+
+
+SO101 = (Path(__file__).parent / 'urdf' / 'so101.urdf').read_text()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_mangled_urdf_raises_urdf_error_or_reads(data):
+    text = SO101
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, min(len(text), start + 40)))
+        text = text[:start] + data.draw(st.text(max_size=12)) + text[end:]
+    try:
+        model = parse_urdf(text)
+        arm_parameters(model, tool_link='gripper_frame_link')
+    except UrdfError:
+        pass
