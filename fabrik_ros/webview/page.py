@@ -81,15 +81,16 @@ class WebPage:
         self._host = host
         self._gate: Optional[TokenGate] = None
         if is_loopback(host):
-            self._server = viser.ViserServer(host=host, port=port, verbose=False)
+            self._server = _UnsharedViserServer(host=host, port=port, verbose=False)
         else:   # viser has no authentication: serve it on loopback, behind the token gate
-            self._server = viser.ViserServer(host='127.0.0.1', port=0, verbose=False)
+            self._server = _UnsharedViserServer(host='127.0.0.1', port=0, verbose=False)
             try:
                 self._gate = TokenGate(host, port, upstream_port=self._server.get_port())
             except OSError:
                 self._server.stop()
                 raise
         self._server.scene.set_up_direction('+z')
+        self._server.gui.configure_theme(show_share_button=False)
         self._server.on_client_connect(_frame_the_arm)
         self._angles = {name: float(a) for name, a in zip(arm.joint_names, arm.home,
                                                             strict=True)}
@@ -291,6 +292,19 @@ class WebPage:
         if self._gate is not None:
             self._gate.stop()
         self._server.stop()
+
+
+class _UnsharedViserServer(viser.ViserServer):
+    """viser without its share link: one would open the page to the internet.
+
+    viser's page has a Share button, and any client can ask for a share link: viser then
+    tunnels its own port through viser's share service, past loopback and past the token
+    gate. The button is hidden; a request sent anyway gets no link.
+    """
+
+    def request_share_url(self, verbose: bool = True) -> None:
+        """Refuse: the arm's page is never shared through the internet."""
+        return None
 
 
 def _frame_the_arm(client: viser.ClientHandle) -> None:

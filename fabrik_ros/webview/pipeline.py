@@ -206,8 +206,8 @@ def _run_until_stopped(pipeline: Pipeline) -> int:
         if is_loopback(pipeline.options.host):
             print(f'open {pipeline.url} in a browser; Ctrl-C stops', flush=True)
         else:
-            print('open the address web_view printed above (it holds the token) in a browser; '
-                  'Ctrl-C stops', flush=True)
+            print('open the address web_view prints with its token in a browser; Ctrl-C stops',
+                  flush=True)
         while True:
             pipeline.check_alive()
             time.sleep(0.5)

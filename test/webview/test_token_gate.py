@@ -107,3 +107,13 @@ def test_the_page_on_loopback_needs_no_token():
         connection.close()
     finally:
         page.stop()
+
+
+def test_the_page_never_opens_a_share_link_past_the_gate():
+    # viser's Share would tunnel its own (ungated) port through the internet.
+    page = make_page('127.0.0.1', Actions())
+    try:
+        assert page._server.request_share_url() is None
+        assert page._server._share_tunnel is None
+    finally:
+        page.stop()
