@@ -254,8 +254,7 @@ def stream_targets(peer: Peer, limits: Limits, rng: np.random.Generator,
     end = rng.uniform(low + margin, high - margin)
     while len(points) < count:
         start, end = end, rng.uniform(low + margin, high - margin)
-        fine = np.array([peer.tool(start + f * (end - start))
-                         for f in np.linspace(0.0, 1.0, 4001)])
+        fine = _fine_path(peer, start, end)
         travelled = np.concatenate(
             [[0.0], np.cumsum(np.linalg.norm(np.diff(fine, axis=0), axis=1))])
         marks = np.arange(0.0, travelled[-1], 0.8 * STREAM_STEP_M)
@@ -265,6 +264,18 @@ def stream_targets(peer: Peer, limits: Limits, rng: np.random.Generator,
     if longest > STREAM_STEP_M:
         raise RuntimeError(f'stream step {longest:.3g} m, must be <= {STREAM_STEP_M} m')
     return stream
+
+
+def _fine_path(peer: Peer, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Return tool points along the joint-space line, none more than 0.2 mm from the next."""
+    count = 1001
+    while True:
+        fine = np.array([peer.tool(start + f * (end - start))
+                         for f in np.linspace(0.0, 1.0, count)])
+        largest = float(np.max(np.linalg.norm(np.diff(fine, axis=0), axis=1)))
+        if largest <= 0.2 * STREAM_STEP_M:
+            return fine
+        count = int(count * largest / (0.1 * STREAM_STEP_M)) + 1
 
 
 def _samples() -> dict:
