@@ -68,13 +68,13 @@ class Arm:
         arm_sections.check_top_keys(params)
         names = arm_sections.read_joint_names(params)
         joints = arm_sections.read_joints(params, names)
-        height, links = arm_sections.read_geometry(params, joints)
+        height, links, offsets = arm_sections.read_geometry(params, joints)
         calibrations = arm_sections.read_servos(params, joints)
         aux = arm_sections.read_aux_servos(params)
         arm_sections.check_channels(calibrations, aux)
         base_frame = arm_sections.read_base_frame(params)
         return cls(base_frame, joints, height, links, ServoMap(joints, calibrations, aux),
-                   arm_sections.read_solver(params))
+                   arm_sections.read_solver(params), offsets)
 
     def with_options(self, **changes: Any) -> 'Arm':
         """Return a copy solving with some options changed (e.g. ``tolerance_m=0.001``).

@@ -196,7 +196,7 @@ def _descriptor(description: str, *, read_only: bool,
     descriptor = ParameterDescriptor(description=description, read_only=read_only,
                                      dynamic_typing=True)
     if choices:
-        descriptor.additional_constraints = f'one of: {", ".join(choices)}'
+        descriptor.additional_constraints = f'one of: {", ".join(str(c) for c in choices)}'
     return descriptor
 
 
@@ -255,7 +255,8 @@ def _coerce(name: str, value: Any, given: Type, expected: _Expected) -> Any:
     """
     widened = {(Type.INTEGER, Type.DOUBLE), (Type.INTEGER_ARRAY, Type.DOUBLE_ARRAY)}
     if given is not expected.type and (given, expected.type) not in widened:
-        words = f': one of {", ".join(expected.choices)}' if expected.choices else ''
+        allowed = ', '.join(str(c) for c in expected.choices)
+        words = f': one of {allowed}' if expected.choices else ''
         raise ParameterConfigError(name, value, f'must be {_MUST_BE[expected.type]}{words}',
                                    given=_IS[given])
     value = _widened(value, expected.type)

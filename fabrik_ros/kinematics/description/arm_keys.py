@@ -123,7 +123,7 @@ class KeySpec:
         """Return the meaning with its unit and every rule, as ROS parameter descriptions show.
 
         >>> KEYS['joints.*.home_deg'].description
-        'home angle [deg], within [min_deg, max_deg]'
+        'home position [deg], within [min_deg, max_deg]'
         """
         parts = [f'{self.meaning} [{self.unit}]' if self.unit else self.meaning]
         if self.size:
@@ -155,7 +155,7 @@ def length(meaning: str, *rules: Bounds, kind: ValueKind = _F, default: Any = MI
 
 
 _POSITIVE = Bounds(0.0, low_open=True)
-_JOINT_RANGE = Bounds(-180.0, 180.0)
+_JOINT_RANGE = Bounds(-360.0, 360.0)
 _PULSE_RANGE = Bounds(400.0, 2600.0)
 _CHANNEL = Bounds(0)
 _DEFAULT_OPTIONS = SolverOptions()
@@ -165,18 +165,35 @@ KEYS: dict[str, KeySpec] = {
                           default='base_link'),
     'joint_names': KeySpec(ValueKind.STR_LIST, 'actuated joints in chain order: optional '
                            'yaw, pitch joints, then roll'),
-    'geometry.shoulder_height_m': length('height of the first pitch joint above the base '
-                                         'origin', Bounds(0.0)),
+    'geometry.base_xyz_m': length('where the yaw joint sits in the base frame, a point on '
+                                  'the yaw axis (x, y, z)', kind=ValueKind.FLOAT_LIST,
+                                  default=[0.0, 0.0, 0.0], size=3),
+    'geometry.shoulder_height_m': length('height of the first pitch axis above base_xyz_m'),
+    'geometry.shoulder_offset_m': length('distance of the first pitch axis forward of the yaw '
+                                         'axis', default=0.0),
     'geometry.link_lengths_m': length('distance between consecutive pitch joints, shoulder '
                                       'first', _POSITIVE, kind=ValueKind.FLOAT_LIST),
-    'geometry.tool_length_m': length('distance from the last pitch joint to the tool point',
+    'geometry.tool_length_m': length('distance from the last pitch axis to the tool point, '
+                                     'along the roll axis (the last link without one)',
                                      _POSITIVE),
+    'geometry.lateral_offset_m': length("distance of the arm's plane from the yaw axis, along "
+                                        'the pitch axes (+y at yaw 0)', default=0.0),
+    'geometry.roll_axis_offset_m': length('distance of the roll axis from the last pitch axis, '
+                                          "in the arm's plane", default=0.0),
+    'geometry.tool_offset_m': length('distance of the tool point from the roll axis (needs a '
+                                     'roll joint)', Bounds(0.0), default=0.0),
     'joints.*.kind': KeySpec(_S, 'yaw (about base z), pitch (hinge, horizontal axis) or roll '
                              '(tool axis)', choices=tuple(k.value for k in JointKind)),
-    'joints.*.min_deg': KeySpec(_F, 'lower joint limit', 'deg', (_JOINT_RANGE,),
+    'joints.*.min_deg': KeySpec(_F, 'lower joint limit (a position)', 'deg', (_JOINT_RANGE,),
                                 below='max_deg'),
-    'joints.*.max_deg': KeySpec(_F, 'upper joint limit', 'deg', (_JOINT_RANGE,)),
-    'joints.*.home_deg': KeySpec(_F, 'home angle', 'deg', within=('min_deg', 'max_deg')),
+    'joints.*.max_deg': KeySpec(_F, 'upper joint limit (a position), at most a turn above '
+                                'min_deg', 'deg', (_JOINT_RANGE,)),
+    'joints.*.home_deg': KeySpec(_F, 'home position', 'deg', within=('min_deg', 'max_deg')),
+    'joints.*.zero_deg': KeySpec(_F, "the solver's angle at position 0 (its angle is zero_deg "
+                                 '+ direction * position)', 'deg', (_JOINT_RANGE,), default=0.0),
+    'joints.*.direction': KeySpec(_I, "1 where a position turns the way the solver's angle "
+                                  'does (pitch lifts, yaw turns counter-clockwise seen from '
+                                  'above), -1 against', choices=(1, -1), default=1),
     'servos.*.channel': KeySpec(_I, 'servo board channel driving this joint',
                                 rules=(_CHANNEL,)),
     'servos.*.min_us': KeySpec(_F, 'lowest pulse width the servo is driven with', 'us',
@@ -214,7 +231,7 @@ def keys_under(prefix: str) -> tuple[str, ...]:
     """Return the leaf keys of the schema directly under ``prefix``, in schema order.
 
     >>> keys_under('joints.*')
-    ('kind', 'min_deg', 'max_deg', 'home_deg')
+    ('kind', 'min_deg', 'max_deg', 'home_deg', 'zero_deg', 'direction')
     """
     return tuple(pattern.rpartition('.')[2] for pattern in KEYS
                  if pattern.rpartition('.')[0] == prefix)
@@ -231,8 +248,8 @@ SOLVER_KEYS = keys_under('solver')
 def spec(name: str) -> Optional[KeySpec]:
     """Return the schema entry of a dotted key (any joint name for ``*``), None if unknown.
 
-    >>> spec('joints.elbow.max_deg').description
-    'upper joint limit [deg], within [-180.0, 180.0]'
+    >>> spec('joints.elbow.home_deg').description
+    'home position [deg], within [min_deg, max_deg]'
     >>> spec('joints.elbow.max_deg.extra') is None
     True
     """

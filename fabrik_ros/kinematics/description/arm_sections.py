@@ -20,6 +20,7 @@ from fabrik_ros.kinematics.description.key_readers import (
     reject_unknown,
     section,
 )
+from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import AuxServo, ServoCalibration
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
@@ -60,8 +61,12 @@ def read_joints(params: Mapping[str, Any], names: list[str]) -> tuple[Joint, ...
 def _read_joint(entry: Mapping[str, Any], name: str) -> Joint:
     """Return one joint from its keys (limits, home) in radians."""
     values = read_keys(entry, 'joints.*', f'joints.{name}')
+    if values['max_deg'] - values['min_deg'] > 360.0:
+        raise ArmConfigError(f'joints.{name}.max_deg', values['max_deg'],
+                             f'must be at most a turn above min_deg ({values["min_deg"]!r})')
     return Joint(name, JointKind(values['kind']), math.radians(values['min_deg']),
-                 math.radians(values['max_deg']), math.radians(values['home_deg']))
+                 math.radians(values['max_deg']), math.radians(values['home_deg']),
+                 math.radians(values['zero_deg']), values['direction'])
 
 
 def _check_order(joints: tuple[Joint, ...]) -> None:
@@ -81,8 +86,8 @@ def _check_order(joints: tuple[Joint, ...]) -> None:
 
 
 def read_geometry(params: Mapping[str, Any],
-                  joints: tuple[Joint, ...]) -> tuple[float, tuple[Link, ...]]:
-    """Return the shoulder height and one Link per pitch joint (the last one is the tool)."""
+                  joints: tuple[Joint, ...]) -> tuple[float, tuple[Link, ...], Offsets]:
+    """Return the shoulder height, one Link per pitch joint (the last: the tool), offsets."""
     pitch = [j.name for j in joints if j.kind is JointKind.PITCH]
     values = read_keys(section(params, 'geometry'), 'geometry', 'geometry',
                        {'link_lengths_m': [] if len(pitch) == 1 else MISSING})
@@ -93,7 +98,20 @@ def read_geometry(params: Mapping[str, Any],
                              f'consecutive pitch joints {pitch}')
     lengths.append(values['tool_length_m'])
     links = tuple(Link(name, length) for name, length in zip(pitch, lengths, strict=True))
-    return values['shoulder_height_m'], links
+    return values['shoulder_height_m'], links, _offsets(values, joints)
+
+
+def _offsets(values: Mapping[str, Any], joints: tuple[Joint, ...]) -> Offsets:
+    """Return the offsets; a tool off the roll axis needs exactly one roll joint to turn it."""
+    rolls = sum(j.kind is JointKind.ROLL for j in joints)
+    if values['tool_offset_m'] != 0.0 and rolls != 1:
+        raise ArmConfigError('geometry.tool_offset_m', values['tool_offset_m'],
+                             f'needs exactly one roll joint to turn it (the arm has {rolls}); '
+                             'without one, fold it into tool_length_m and the last pitch '
+                             "joint's zero_deg")
+    x, y, z = values['base_xyz_m']
+    return Offsets((x, y, z), values['shoulder_offset_m'], values['lateral_offset_m'],
+                   values['roll_axis_offset_m'], values['tool_offset_m'])
 
 
 def read_servos(params: Mapping[str, Any],
