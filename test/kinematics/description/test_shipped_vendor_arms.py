@@ -45,7 +45,7 @@ def test_shipped_geometry_and_joints_are_what_arm_from_urdf_reads(tmp_path: Path
 def test_shipped_tool_point_is_the_urdfs_over_1000_configurations(arm: str):
     urdf, base, tool, _ = ARMS[arm]
     reference = UrdfFk(URDF_DIR / urdf, base_link=base, tool_link=tool)
-    oracle, core = worst_tool_errors(shipped(arm), reference, 1000, seed=101)
+    oracle, core = worst_tool_errors(CONFIG_DIR / f'{arm}.yaml', reference, 1000, seed=101)
     assert oracle < 1e-5 and core < 1e-5
 
 

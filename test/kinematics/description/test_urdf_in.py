@@ -3,7 +3,7 @@
 Each URDF is written by the tests' own writer (family_urdf.py) with tilted frames, odd axes,
 fixed joints in between and joints in shuffled order; the arm file arm_from_urdf writes is read
 back as YAML and posed both by an oracle written from the arm model's definition (model_fk.py)
-and by the kinematics core's Arm.fk, and compared with yourdfpy's forward kinematics of the
+and by ``load_arm(file).fk``, and compared with yourdfpy's forward kinematics of the
 URDF itself. Arm.ik is checked through the URDF's FK on targets the URDF reaches.
 """
 
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
+from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.tools.arm_from_urdf import main
-from test.kinematics.description.arm_of_file import arm_of_file
 from test.kinematics.description.family_urdf import random_family_arm, urdf_text
 from test.kinematics.description.model_fk import model_tool_point
 from test.kinematics.description.urdf_fk import UrdfFk
@@ -24,13 +24,13 @@ SHAPES = [(yaw, roll, pitches) for yaw in (True, False) for roll in (True, False
           for pitches in (1, 2, 3, 4)]
 
 
-def write_arm_file(tmp_path: Path, text: str, name: str) -> tuple[Path, dict]:
-    """Run arm_from_urdf on URDF text; return the URDF path and the arm file's parameters."""
+def write_arm_file(tmp_path: Path, text: str, name: str) -> tuple[Path, dict, Arm]:
+    """Run arm_from_urdf on URDF text; return the URDF path, the file's parameters, its Arm."""
     urdf = tmp_path / f'{name}.urdf'
     urdf.write_text(text)
     out = tmp_path / f'{name}.yaml'
     assert main([str(urdf), '--tool-link', 'tool', '-o', str(out)]) == 0
-    return urdf, yaml.safe_load(out.read_text())['/**']['ros__parameters']
+    return urdf, yaml.safe_load(out.read_text())['/**']['ros__parameters'], load_arm(out)
 
 
 def random_positions(arm_file: dict, rng: np.random.Generator) -> dict[str, float]:
@@ -47,11 +47,10 @@ def test_random_arm_tool_point_equals_the_urdfs(tmp_path: Path, yaw: bool, roll:
     worst = 0.0
     for trial in range(3):
         spec = random_family_arm(rng, yaw=yaw, roll=roll, pitches=pitches)
-        urdf, arm_file = write_arm_file(tmp_path, urdf_text(spec, rng), f'arm{trial}')
+        urdf, arm_file, arm = write_arm_file(tmp_path, urdf_text(spec, rng), f'arm{trial}')
         movable = [j.name for j in spec if j.type != 'fixed']
         assert arm_file['joint_names'] == movable
         reference = UrdfFk(urdf, base_link='base', tool_link='tool')
-        arm = arm_of_file(arm_file)
         for _ in range(25):
             positions = random_positions(arm_file, rng)
             urdf_point = reference.tool_point(positions)
@@ -65,7 +64,7 @@ def test_random_arm_tool_point_equals_the_urdfs(tmp_path: Path, yaw: bool, roll:
 def test_joint_kinds_and_limits_come_from_the_urdf(tmp_path: Path):
     rng = np.random.default_rng(99)
     spec = random_family_arm(rng, yaw=True, roll=True, pitches=3)
-    _, arm_file = write_arm_file(tmp_path, urdf_text(spec, rng), 'arm')
+    _, arm_file, _ = write_arm_file(tmp_path, urdf_text(spec, rng), 'arm')
     kinds = [arm_file['joints'][name]['kind'] for name in arm_file['joint_names']]
     assert kinds == ['yaw', 'pitch', 'pitch', 'pitch', 'roll']
     for joint in spec:
@@ -103,9 +102,8 @@ def test_ik_reaches_what_the_urdf_reaches_within_limits(tmp_path: Path, yaw: boo
     missed = []
     for trial in range(3):
         spec = random_family_arm(rng, yaw=yaw, roll=roll, pitches=pitches, continuous=False)
-        urdf, arm_file = write_arm_file(tmp_path, urdf_text(spec, rng), f'arm{trial}')
+        urdf, arm_file, arm = write_arm_file(tmp_path, urdf_text(spec, rng), f'arm{trial}')
         reference = UrdfFk(urdf, base_link='base', tool_link='tool')
-        arm = arm_of_file(arm_file)
         for _ in range(20):
             target = reference.tool_point(random_positions(arm_file, rng))
             result = arm.ik(target)

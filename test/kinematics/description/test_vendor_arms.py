@@ -3,8 +3,8 @@
 Each URDF under urdf/ was written for these tests from the numbers its vendor published (each
 file says where they came from). The arm file arm_from_urdf writes must put the tool where the
 URDF itself does (yourdfpy), to 1e-5 m, over 1,000 random configurations within the limits,
-both by the arm model's definition (model_fk.py) and by the kinematics core's Arm.fk; Arm.ik
-must reach what the URDF reaches.
+both by the arm model's definition (model_fk.py) and by ``load_arm(file).fk``; ``ik`` must
+reach what the URDF reaches.
 """
 
 import math
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
+from fabrik_ros.kinematics import load_arm
 from fabrik_ros.tools.arm_from_urdf import main
-from test.kinematics.description.arm_of_file import arm_of_file
 from test.kinematics.description.model_fk import model_tool_point
 from test.kinematics.description.urdf_fk import UrdfFk
 
@@ -51,11 +51,15 @@ def random_positions(arm_file: dict, rng: np.random.Generator) -> dict[str, floa
             for name in arm_file['joint_names']}
 
 
-def worst_tool_errors(arm_file: dict, reference: UrdfFk, count: int,
+def worst_tool_errors(path: Path, reference: UrdfFk, count: int,
                       seed: int) -> tuple[float, float]:
-    """Return the largest tool point distances [m] of the oracle and of Arm.fk from the URDF's."""
+    """Return the largest tool point distances [m] of the oracle and of Arm.fk from the URDF's.
+
+    :param path: the arm file, read as YAML by the oracle and by load_arm for Arm.fk
+    """
     rng = np.random.default_rng(seed)
-    arm = arm_of_file(arm_file)
+    arm_file = yaml.safe_load(path.read_text())['/**']['ros__parameters']
+    arm = load_arm(path)
     oracle = core = 0.0
     for _ in range(count):
         positions = random_positions(arm_file, rng)
@@ -69,11 +73,11 @@ def worst_tool_errors(arm_file: dict, reference: UrdfFk, count: int,
 
 @pytest.mark.parametrize('arm', sorted(ARMS))
 def test_vendor_arm_tool_point_equals_its_urdfs(tmp_path: Path, arm: str):
-    _, arm_file = arm_file_of(tmp_path, arm)
+    path, arm_file = arm_file_of(tmp_path, arm)
     urdf, base, tool, joints = ARMS[arm]
     assert arm_file['joint_names'] == joints
     reference = UrdfFk(URDF_DIR / urdf, base_link=base, tool_link=tool)
-    oracle, core = worst_tool_errors(arm_file, reference, 200, seed=21)
+    oracle, core = worst_tool_errors(path, reference, 200, seed=21)
     assert oracle < 1e-5 and core < 1e-5
 
 
@@ -88,10 +92,10 @@ IK_ARMS = [pytest.param(arm, marks=pytest.mark.xfail(
 
 @pytest.mark.parametrize('arm', IK_ARMS)
 def test_vendor_arm_ik_reaches_what_its_urdf_reaches(tmp_path: Path, arm: str):
-    _, arm_file = arm_file_of(tmp_path, arm)
+    path, arm_file = arm_file_of(tmp_path, arm)
     urdf, base, tool, _ = ARMS[arm]
     reference = UrdfFk(URDF_DIR / urdf, base_link=base, tool_link=tool)
-    solver = arm_of_file(arm_file)
+    solver = load_arm(path)
     rng = np.random.default_rng(3)
     missed = []
     for _ in range(100):
