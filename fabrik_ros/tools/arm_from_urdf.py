@@ -11,6 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 import sys
 
+import yaml
+
+from fabrik_ros.kinematics import Arm, ArmConfigError
+from fabrik_ros.kinematics.description.arm_file import unwrap
 from fabrik_ros.kinematics.description.urdf_arm_file import arm_file_text
 from fabrik_ros.kinematics.description.urdf_in import arm_parameters, ArmParameters
 from fabrik_ros.kinematics.description.urdf_model import MAX_URDF_CHARS, parse_urdf, UrdfError
@@ -47,9 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = read_urdf(args.urdf)
         params = arm_parameters(parse_urdf(text), tool_link=args.tool_link,
                                 base_link=args.base_link, source=source)
-        args.output.write_text(arm_file_text(params, source=source,
-                                             first_channel=args.first_channel,
-                                             aux_servos=args.aux_servo))
+        text = arm_file_text(params, source=source, first_channel=args.first_channel,
+                             aux_servos=args.aux_servo)
+        check_loads(text, args.output)
+        args.output.write_text(text)
     except (UrdfError, OSError) as error:
         print(f'arm_from_urdf: {args.urdf}: {error}', file=sys.stderr)
         return 1
@@ -71,6 +76,19 @@ def read_urdf(path: Path) -> str:
         return data.decode('utf-8')
     except UnicodeDecodeError as error:
         raise UrdfError(f'not UTF-8 text ({error.reason} at byte {error.start})') from None
+
+
+def check_loads(text: str, output: Path) -> None:
+    """Refuse an arm file the loader would refuse (the only validator), before writing it.
+
+    A URDF in millimetres, say, reads off lengths no hobby arm has; the loader names the key.
+
+    :raises UrdfError: carrying the loader's one-line reason.
+    """
+    try:
+        Arm.from_params(unwrap(yaml.safe_load(text), str(output)))
+    except ArmConfigError as error:
+        raise UrdfError(f'the arm file it makes would not load: {error}') from None
 
 
 def summary(params: ArmParameters, output: Path) -> str:

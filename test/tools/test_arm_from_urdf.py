@@ -148,6 +148,17 @@ def test_a_chain_outside_the_family_is_refused_in_one_line(tmp_path: Path, case:
     assert not out.exists()
 
 
+def test_a_urdf_in_millimetres_is_refused_with_the_loaders_reason(tmp_path: Path):
+    arm = [UrdfJointSpec(j.name, j.type, j.point * 1000.0, j.axis, j.limits) for j in good_arm()]
+    out = tmp_path / 'arm.yaml'
+    result = run(str(write(tmp_path, arm)), '--tool-link', 'tool', '-o', str(out))
+    assert result.returncode == 1
+    assert result.stderr.count('\n') == 1 and 'Traceback' not in result.stderr
+    assert 'the arm file it makes would not load: geometry.' in result.stderr
+    assert 'millimetres written as metres?' in result.stderr
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(('args', 'fragment'), [
     (['--tool-link', 'hand'], "link 'hand': no such link"),
     (['--tool-link', 'tool', '--base-link', 'nowhere'], "link 'nowhere': no such link"),
