@@ -10,10 +10,10 @@ reports. Every argument is checked before anything starts (fabrik_ros.launch_sup
 
 from launch import LaunchDescription
 
-from fabrik_ros.launch_support.actions import describe, share
-from fabrik_ros.launch_support.arguments import arm_arguments, plan_arm
+from fabrik_ros.launch_support.actions import describe
+from fabrik_ros.launch_support.arguments import plan_arm
 
 
 def generate_launch_description():
     """Declare the arguments; start fabrik_ik + servo_driver + viewers."""
-    return LaunchDescription(describe(arm_arguments(share()), plan_arm))
+    return LaunchDescription(describe('arm.launch.py', plan_arm))

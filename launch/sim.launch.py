@@ -14,10 +14,10 @@ argument is checked before anything starts (fabrik_ros.launch_support.arguments)
 
 from launch import LaunchDescription
 
-from fabrik_ros.launch_support.actions import describe, share
-from fabrik_ros.launch_support.arguments import plan_sim, sim_arguments
+from fabrik_ros.launch_support.actions import describe
+from fabrik_ros.launch_support.arguments import plan_sim
 
 
 def generate_launch_description():
     """Declare the arguments; start fabrik_ik + (sim_arm | board + servo_driver) + viewers."""
-    return LaunchDescription(describe(sim_arguments(share()), plan_sim))
+    return LaunchDescription(describe('sim.launch.py', plan_sim))

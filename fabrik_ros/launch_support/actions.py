@@ -24,7 +24,13 @@ from launch.actions import (
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from fabrik_ros.launch_support.arguments import Argument, PACKAGE, Plan, Process
+from fabrik_ros.launch_support.arguments import (
+    check_given_names,
+    LAUNCH_FILES,
+    PACKAGE,
+    Plan,
+    Process,
+)
 
 Planner = Callable[..., Plan]
 
@@ -43,15 +49,18 @@ def installed(package: str) -> bool:
     return True
 
 
-def describe(arguments: tuple[Argument, ...], planner: Planner) -> list:
+def describe(launch_file: str, planner: Planner) -> list:
     """Return the launch entities: the declared arguments, then one OpaqueFunction that plans.
 
+    :param launch_file: its name, a key of :data:`.arguments.LAUNCH_FILES`.
     :param planner: plan_arm or plan_sim; it raises LaunchArgumentError before any process
         action exists, so launch stops with that message and nothing started.
     """
+    arguments = LAUNCH_FILES[launch_file](share())
     names = [argument.name for argument in arguments]
 
     def start(context) -> list:
+        check_given_names(context.launch_configurations, launch_file, share())
         values = {name: LaunchConfiguration(name).perform(context) for name in names}
         return actions(planner(values, share=share(), installed=installed))
 

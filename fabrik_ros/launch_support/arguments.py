@@ -11,8 +11,9 @@ allowed, and leaves nothing running. Plain Python, without ROS 2's ``launch``, s
 is unit-tested.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+import difflib
 import os
 from pathlib import Path
 from typing import Union
@@ -132,6 +133,35 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
                  "With sim_device:=true, the symlink to the simulated board's pty"),
         *_viewer_arguments('auto'),
     )
+
+
+# Each launch file of the package and its arguments, to tell a name meant for the other file.
+LAUNCH_FILES: dict[str, Callable[[Path], tuple[Argument, ...]]] = {
+    'arm.launch.py': arm_arguments, 'sim.launch.py': sim_arguments}
+
+
+def check_given_names(given: Iterable[str], launch_file: str, share: Path) -> None:
+    """Refuse a given argument name that ``launch_file`` does not declare but surely meant.
+
+    Launch ignores a name nobody declared, so ``confg:=my_arm.yaml`` would drive the arm with
+    the default arm file. Refused: the other launch file's arguments and near misses of this
+    file's; other names are left alone, as a launch file that includes this one may own them.
+
+    :raises LaunchArgumentError: naming the argument and what this launch file takes.
+    """
+    declared = [argument.name for argument in LAUNCH_FILES[launch_file](share)]
+    takes = f'{launch_file} takes {", ".join(f"{name}:=" for name in declared)}'
+    for name in sorted(set(given) - set(declared)):
+        owner = next((other for other, arguments in LAUNCH_FILES.items()
+                      if other != launch_file
+                      and name in (argument.name for argument in arguments(share))), '')
+        if owner:
+            raise LaunchArgumentError(f'{name}:= is an argument of {owner}, not of '
+                                      f'{launch_file}; {takes}')
+        close = difflib.get_close_matches(name, declared, n=1, cutoff=0.75)
+        if close:
+            raise LaunchArgumentError(f'{name}:= is no argument of {launch_file}: did you '
+                                      f'mean {close[0]}:=? {takes}')
 
 
 def plan_arm(values: Mapping[str, str], *, share: Path,

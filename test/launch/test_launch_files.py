@@ -74,3 +74,13 @@ def test_launch_description_builds(path: Path):
     description = module.generate_launch_description()
     assert isinstance(description, launch.LaunchDescription)
     assert description.entities
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_a_launch_file_describes_itself_by_its_own_name(path: Path):
+    """describe() checks the given names against the arguments of the file it is told it is."""
+    from fabrik_ros.launch_support.arguments import LAUNCH_FILES as DECLARED
+    calls = [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == 'describe']
+    assert [ast.literal_eval(call.args[0]) for call in calls] == [path.name]
+    assert path.name in DECLARED

@@ -11,7 +11,9 @@ import pytest
 from fabrik_ros.boardsim import cli as boardsim_cli
 from fabrik_ros.launch_support.arguments import (
     arm_arguments,
+    check_given_names,
     defaults,
+    LAUNCH_FILES,
     LaunchArgumentError,
     plan_arm,
     plan_sim,
@@ -242,3 +244,36 @@ def test_the_checkout_builds_in_place():
     build = boardsim_cli.locate_hardware({})
     assert build.hardware_dir == REPO_ROOT / 'hardware'
     assert build.build_dir == REPO_ROOT / 'hardware' / 'build'
+
+
+# -- names launch itself would ignore -------------------------------------------------------
+
+@pytest.mark.parametrize('launch_file,name,owner', [
+    ('arm.launch.py', 'sim_device', 'sim.launch.py'),
+    ('sim.launch.py', 'baud', 'arm.launch.py'),
+    ('sim.launch.py', 'port', 'arm.launch.py'),
+])
+def test_an_argument_of_the_other_launch_file_is_refused_naming_it(launch_file, name, owner):
+    with pytest.raises(LaunchArgumentError) as refused:
+        check_given_names(['config', name], launch_file, SHARE)
+    assert str(refused.value).startswith(f'{name}:= is an argument of {owner}, not of '
+                                         f'{launch_file}; {launch_file} takes config:=, ')
+
+
+@pytest.mark.parametrize('launch_file,name,meant', [
+    ('arm.launch.py', 'confg', 'config'),
+    ('arm.launch.py', 'protocl', 'protocol'),
+    ('sim.launch.py', 'sim_devices', 'sim_device'),
+    ('sim.launch.py', 'descripton', 'description'),
+])
+def test_a_misspelt_argument_is_refused_with_the_one_meant(launch_file, name, meant):
+    with pytest.raises(LaunchArgumentError) as refused:
+        check_given_names([name], launch_file, SHARE)
+    assert str(refused.value).startswith(f'{name}:= is no argument of {launch_file}: did you '
+                                         f'mean {meant}:=? {launch_file} takes ')
+
+
+@pytest.mark.parametrize('launch_file', sorted(LAUNCH_FILES))
+def test_declared_names_and_a_parent_launch_files_own_pass(launch_file):
+    declared = [argument.name for argument in LAUNCH_FILES[launch_file](SHARE)]
+    check_given_names([*declared, 'use_sim_time', 'namespace', 'robot_ip'], launch_file, SHARE)
