@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
+from functools import cached_property
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +18,7 @@ from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
+from fabrik_ros.kinematics.roll_search import nearest_reaching_roll
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     as_vec3,
@@ -32,6 +33,7 @@ from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
+from fabrik_ros.kinematics.single.yaw_branches import turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
 
@@ -79,9 +81,14 @@ class Arm:
     def with_options(self, **changes: Any) -> 'Arm':
         """Return a copy solving with some options changed (e.g. ``tolerance_m=0.001``).
 
+        The copy shares this arm's model (its chains and their tables): the geometry is the
+        same, and rebuilding the tables would cost a run-time ``ros2 param set`` milliseconds.
+
         :raises SolverOptionsError: if a changed option breaks its rule
         """
-        return replace(self, options=replace(self.options, **changes))
+        changed = replace(self, options=replace(self.options, **changes))
+        changed.__dict__['model'] = self.model
+        return changed
 
     @property
     def joint_names(self) -> tuple[str, ...]:
@@ -97,9 +104,9 @@ class Arm:
     def model(self) -> ArmModel:
         """Return the arm as the solvers see it: geometric angles, offsets, planar chains."""
         pitch = [link.length_m for link in self.links]
-        return _shared_model(tuple(j.geometric_view() for j in self.joints),
-                             complex(self.offsets.shoulder_offset_m, self.shoulder_height_m),
-                             tuple(pitch[:-1]), pitch[-1], self.offsets)
+        return ArmModel(tuple(j.geometric_view() for j in self.joints),
+                        complex(self.offsets.shoulder_offset_m, self.shoulder_height_m),
+                        tuple(pitch[:-1]), pitch[-1], self.offsets)
 
     @property
     def planar(self) -> PlanarArm:
@@ -161,7 +168,7 @@ class Arm:
             quick = ik.quick(yaw, aim, bend=ask.bend, pole=ask.pole)
             if quick is not None:
                 result = self._closed_form_result(plane, start, *quick, goal)
-                if result.reached or yaw is None or plane.lateral_m == 0.0:
+                if result.reached or not self._planes_differ(plane):
                     return result
         planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
                                   plane.lateral_m)
@@ -177,28 +184,50 @@ class Arm:
                                  plane.planar.angles(answer.solution.directions), plane, start)
         return self._result(angles, goal, iterations, answer, ask.approach)
 
+    def _planes_differ(self, plane: RollPlane) -> bool:
+        """Return True when another yaw plane may come closer to a target the first misses.
+
+        With the shoulder on the yaw axis and the plane through it, the stretched pose toward
+        a target out of reach is the closest in every plane; off the axis, reaching over the
+        top may be nearer (or reach).
+        """
+        return self.model.yaw is not None and (plane.lateral_m != 0.0
+                                               or plane.planar.chain.base.real != 0.0)
+
     def _other_rolls(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool,
                      roll: float, ask: '_Ask', kept: IkResult) -> IkResult:
-        """Return the answer of the roll nearest ``roll`` that reaches, else ``kept``.
+        """Return the answer at the roll nearest ``roll`` that reaches, else the closest.
 
-        With the tool off the roll axis, the roll changes the tool's reach a little: a target
-        just beyond it at this roll may be within it at another. The roll range is sampled.
+        See :mod:`roll_search`. Without a yaw joint the roll alone sets how far beside the
+        arm's plane the tool is: the rolls that put it in line with the target are tried too.
         """
-        joint = self.model.joints[self.model.roll_index]  # type: ignore[index]
-        rolls = sorted(np.linspace(joint.min_rad, joint.max_rad, _ROLL_SAMPLES),
-                       key=lambda r: abs(r - roll))
-        best = kept
-        for other in rolls:
-            if abs(other - roll) < 1e-12:
-                continue
+        index = self.model.roll_index
+        assert index is not None
+        joint = self.model.joints[index]
+
+        def solve_at(other: float) -> IkResult:
             moved = list(start)
-            moved[self.model.roll_index] = float(other)  # type: ignore[index]
-            result = self._solve(aim, goal, moved, seeded, float(other), ask)
-            if result.reached:
-                return result
-            if result.residual_m < best.residual_m - self.options.tolerance_m:
-                best = result
-        return best
+            moved[index] = other
+            return self._solve(aim, goal, moved, seeded, other, ask)
+
+        return nearest_reaching_roll(solve_at, joint.min_rad, joint.max_rad, roll, kept,
+                                     tolerance_m=self.options.tolerance_m,
+                                     exact=self._rolls_in_line(aim, joint))
+
+    def _rolls_in_line(self, aim: Vec3, roll: Joint) -> list[float]:
+        """Return the rolls that put the tool beside the plane as far as the target is.
+
+        Only for an arm without a yaw joint; its plane cannot turn toward the target.
+        """
+        offsets = self.model.offsets
+        if self.model.yaw is not None:
+            return []
+        sine = (offsets.lateral_offset_m - aim.y) / offsets.tool_offset_m
+        if abs(sine) > 1.0:
+            return []
+        first = math.asin(sine)
+        return [turn for heading in (first, math.pi - first)
+                for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
     def _closed_form_result(self, plane: RollPlane, start: Sequence[float], found: Plane,
                             pitches: list[float], tip: complex, goal: Vec3) -> IkResult:
@@ -334,13 +363,6 @@ class Arm:
         return [float(j.position(a)) for j, a in zip(self.joints, geometric, strict=True)]
 
 
-@lru_cache(maxsize=32)
-def _shared_model(joints: tuple[Joint, ...], shoulder: complex, lengths: tuple[float, ...],
-                  tool_length_m: float, offsets: Offsets) -> ArmModel:
-    """Return one ArmModel per geometry, so Arm variants share its chains and their tables."""
-    return ArmModel(joints, shoulder, lengths, tool_length_m, offsets)
-
-
 class _Ask(NamedTuple):
     """What a solve is asked besides the target: elbow side, pole, tool direction."""
 
@@ -350,9 +372,6 @@ class _Ask(NamedTuple):
 
 
 _IKS_KEPT = 64
-_ROLL_SAMPLES = 13
-"""Roll angles tried across the range when the kept roll does not reach (every 30 degrees of a
-full turn)."""
 
 
 def load_arm(path: str | Path) -> Arm:

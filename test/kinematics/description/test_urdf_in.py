@@ -79,20 +79,8 @@ def test_joint_kinds_and_limits_come_from_the_urdf(tmp_path: Path):
         assert -180.0 < entry['zero_deg'] <= 180.0
 
 
-# Arm.ik misses some reachable targets of these arms; reported to the lead (issue 21). Strict:
-# when the solver is fixed the test turns red, and the mark goes.
-# No yaw joint but a roll joint with the tool off its axis: the roll sets the tool's lateral
-# position, and Arm.ik keeps the home roll instead of solving it (about 9 in 10 missed).
-ROLL_WITHOUT_YAW = pytest.mark.xfail(strict=True, reason='Arm.ik does not solve the roll of an '
-                                     'arm without a yaw joint (lateral offset from the roll)')
-# Yaw, two pitch joints, a roll with the tool off its axis: 1 target of 60 answered UNREACHABLE
-# 0.35 mm off (third arm of seed 123).
-ONE_MISS = pytest.mark.xfail(strict=True, reason='Arm.ik answers one reachable target of 60 '
-                             'UNREACHABLE, 0.35 mm off')
-IK_MARKS = {(False, True, 2): ROLL_WITHOUT_YAW, (False, True, 3): ROLL_WITHOUT_YAW,
-            (True, True, 2): ONE_MISS}
-IK_SHAPES = [pytest.param(yaw, roll, pitches, marks=IK_MARKS.get((yaw, roll, pitches), ()))
-             for yaw in (True, False) for roll in (True, False) for pitches in (2, 3)]
+IK_SHAPES = [(yaw, roll, pitches) for yaw in (True, False) for roll in (True, False)
+             for pitches in (2, 3)]
 
 
 @pytest.mark.parametrize(('yaw', 'roll', 'pitches'), IK_SHAPES)
