@@ -202,9 +202,11 @@ def best_peer_call(peer: Peer, limits: Limits, targets: np.ndarray,
     A call that fails more than 2 of its first 20 targets is dropped there (some take ms each).
     """
     q0 = (peer.low + peer.high) / 2
-    rows, best = [], None
+    rows: list[dict] = []
+    best: tuple[PeerCall, float] | None = None
     for call in peer_calls(peer):
-        us, ok = [], []
+        us: list[float] = []
+        ok: list[bool] = []
         pose = np.eye(4)
         for index, target in enumerate(targets):
             pose[:3, 3] = target
@@ -214,15 +216,14 @@ def best_peer_call(peer: Peer, limits: Limits, targets: np.ndarray,
             ok.append(succeeded(peer, limits, target, solution.q))
             if index == 19 and sum(ok) < 18:
                 break
-        row = {'call': call.name, 'targets': len(ok), 'success_rate': float(np.mean(ok)),
-               'us_median': float(np.median(us))}
-        rows.append(row)
+        rate, median = float(np.mean(ok)), float(np.median(us))
+        rows.append({'call': call.name, 'targets': len(ok), 'success_rate': rate,
+                     'us_median': median})
         if show:
-            print(f'  {call.name:40} {row["targets"]:5} targets {row["success_rate"]:8.2%} '
-                  f'{row["us_median"]:8.1f} us median')
-        qualifies = row['targets'] == len(targets) and row['success_rate'] >= PEER_SUCCESS_GOAL
-        if qualifies and (best is None or row['us_median'] < best[1]):
-            best = (call, row['us_median'])
+            print(f'  {call.name:40} {len(ok):5} targets {rate:8.2%} {median:8.1f} us median')
+        qualifies = len(ok) == len(targets) and rate >= PEER_SUCCESS_GOAL
+        if qualifies and (best is None or median < best[1]):
+            best = (call, median)
     if best is None:
         raise RuntimeError(f'no peer call reaches {PEER_SUCCESS_GOAL:.1%} success')
     return best[0], rows
@@ -470,7 +471,8 @@ def cases(args: argparse.Namespace) -> list[tuple[str, Path, Path | None, str | 
         if (args.urdf is None) != (args.tool_link is None):
             raise SystemExit('--urdf and --tool-link go together')
         return [(args.arm.stem, args.arm, args.urdf, args.tool_link)]
-    found = [('arm_4dof', ik_bench.CONFIG, None, None)]
+    found: list[tuple[str, Path, Path | None, str | None]] = [
+        ('arm_4dof', ik_bench.CONFIG, None, None)]
     if SO101_ARM.is_file() and SO101_URDF.is_file():
         found.append(('so101', SO101_ARM, SO101_URDF, SO101_TOOL_LINK))
     return found
