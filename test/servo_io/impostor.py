@@ -13,6 +13,7 @@ from collections.abc import Callable
 import os
 import random
 import select
+import signal
 import threading
 import tty
 from typing import Optional
@@ -92,6 +93,7 @@ def main() -> None:
     parser.add_argument('--seed', type=int, default=7, help='random seed')
     parser.add_argument('--link', help='also put a symlink to the pty here')
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)   # kill: remove the link too
     with PtyImpostor(seed=args.seed) as impostor:
         if args.link:
             os.symlink(impostor.path, args.link)
