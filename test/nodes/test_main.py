@@ -18,9 +18,9 @@ pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 def test_a_bad_config_stops_the_node_with_one_line_and_status_1(capfd):
     with pytest.raises(SystemExit) as exited:
         ik_node.main(['fabrik_ik', '--ros-args', '--params-file', str(ARM_CONFIG),
-                      '-p', 'joints.elbow.max_deg:=200.0'])
+                      '-p', 'joints.elbow.max_deg:=400.0'])
     assert exited.value.code == 1
-    assert 'cannot start: joints.elbow.max_deg = 200.0, must be within' in capfd.readouterr().err
+    assert 'cannot start: joints.elbow.max_deg = 400.0, must be within' in capfd.readouterr().err
 
 
 def test_an_external_shutdown_leaves_the_servos_in_the_configured_final_state(tmp_path):

@@ -162,7 +162,8 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
     """Run the single-target solver's FABRIK attempts, each on the rows still open.
 
     Starts, in order: the seed, the arc bent to the wanted side (the seed's, else up), the arc
-    bent the other way, the grid pose near the target, the nearest boundary pose. Rows out of
+    bent the other way, the grid pose of the target's cell, the grid pose whose tip is nearest,
+    the nearest boundary pose. Rows out of
     reach take the nearest boundary pose once the seed has not reached them, as
     ArmIk.solve_plane does.
     """
@@ -181,7 +182,8 @@ def solve_planar(planar: PlanarArm, goal: np.ndarray, side: np.ndarray,
     starts: tuple[Callable[[np.ndarray], list[np.ndarray]], ...] = (
         lambda rows: planar.arc_start(goal[rows], first[rows]),
         lambda rows: planar.arc_start(goal[rows], -first[rows]),
-        lambda rows: planar.grid_start(goal[rows]))
+        lambda rows: planar.grid_start(goal[rows]),
+        lambda rows: planar.nearest_grid_start(goal[rows]))
     for make in starts:
         rows = attempts.open_rows()
         if rows.size == 0:

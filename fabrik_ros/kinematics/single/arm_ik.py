@@ -165,7 +165,8 @@ class ArmIk:
         """Try the start poses in turn until one reaches on the wanted side; return the best.
 
         Starts: the seed, the arc bent to the wanted side, the arc bent the other way, the grid
-        pose whose tip lies near the target, the pose at the nearest point of the reach
+        pose of the target's cell, the grid pose whose tip lies nearest the target, the pose at
+        the nearest point of the reach
         boundary. A target the chain cannot reach (:class:`ReachRegion`, decided exactly once
         the seed has not reached it) gets that boundary pose, the closest there is, at once.
         """
@@ -217,12 +218,13 @@ class ArmIk:
 
     def _cold_starts(self, target: complex, seed_points: Sequence[complex] | None,
                      side: int) -> Iterator[Sequence[complex]]:
-        """Yield start poses: the arcs (the wanted side first), then a nearby grid pose."""
+        """Yield start poses: the arcs (the wanted side first), then two nearby grid poses."""
         first = side or (side_of(seed_points) if seed_points is not None else 0) or up_side(
             target - self.planar.chain.base)
         yield self.planar.arc_start(target, first)
         yield self.planar.arc_start(target, -first)
         yield self.planar.grid_start(target)
+        yield self.planar.nearest_grid_start(target)
 
 
 def solve_planar_chain(chain: Chain[complex], target: complex, *,

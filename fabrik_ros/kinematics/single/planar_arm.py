@@ -133,6 +133,25 @@ class PlanarArm:
         index = self.cells[self.cell_of(np.array([target]))[0]]
         return self.table_points[:, index].tolist()  # type: ignore[no-any-return]
 
+    def nearest_grid_start(self, target: Scalar) -> list[Scalar]:
+        """Return the grid pose whose tip lies nearest the target itself (not its cell's centre).
+
+        The cell's pose (:meth:`grid_start`) is near the target's cell; where the reach is
+        folded (a shoulder leaning back over its base), the pose whose tip is nearest the
+        target may sit on another branch, and FABRIK from it reaches where the cell's stalls.
+        Given an array of targets, return the poses as one array per joint (a row per target).
+        """
+        tips = self.table_points[-1]
+        if not isinstance(target, np.ndarray):
+            index = int(np.argmin(np.abs(tips - target)))
+            pose: list[Scalar] = self.table_points[:, index].tolist()
+            return pose
+        nearest = np.empty(len(target), dtype=int)
+        for row in range(0, len(target), 256):
+            block = target[row:row + 256]
+            nearest[row:row + 256] = np.argmin(np.abs(block[:, None] - tips[None, :]), axis=1)
+        return list(self.table_points[:, nearest])
+
     @cached_property
     def table_points(self) -> np.ndarray:
         """Return the (n_bones + 1, n_grid) joint positions of the grid poses."""
@@ -208,7 +227,7 @@ def arc_chord(lengths: Sequence[float], turn: Scalar) -> Scalar:
     """
     step = rotation(turn)
     direction: Scalar = 1 + 0j
-    tip: Scalar = 0j
+    tip: Scalar = 0.0 * step    # shaped as ``turn``, even for one bone (which never turns)
     for length in lengths:
         tip = tip + direction * length
         direction = direction * step

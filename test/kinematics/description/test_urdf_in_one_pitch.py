@@ -28,8 +28,6 @@ def test_one_pitch_arm_fk_is_the_urdfs(tmp_path: Path, yaw: bool):
         assert np.linalg.norm(fk - reference.tool_point(positions)) < 1e-5
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason='Arm.ik raises ValueError on an arm with one pitch joint')
 def test_one_pitch_arm_ik_answers_within_limits(tmp_path: Path):
     rng = np.random.default_rng(33)
     spec = random_family_arm(rng, yaw=True, roll=False, pitches=1, continuous=False)

@@ -81,13 +81,7 @@ def test_vendor_arm_tool_point_equals_its_urdfs(tmp_path: Path, arm: str):
     assert oracle < 1e-5 and core < 1e-5
 
 
-# The SO-100 leans back over its yaw axis (shoulder_lift 0..200 deg): from its home pose
-# Arm.ik answers about 1 reachable target in 13 UNREACHABLE, 3-44 mm off (seeded from the pose
-# that made the target, it reaches them). Reported to the lead (issue 21); strict, so the mark
-# goes when the solver is fixed.
-IK_ARMS = [pytest.param(arm, marks=pytest.mark.xfail(
-    strict=True, reason='Arm.ik misses reachable SO-100 targets behind the yaw axis'))
-    if arm == 'so100' else arm for arm in sorted(ARMS)]
+IK_ARMS = sorted(ARMS)
 
 
 @pytest.mark.parametrize('arm', IK_ARMS)
@@ -106,7 +100,8 @@ def test_vendor_arm_ik_reaches_what_its_urdf_reaches(tmp_path: Path, arm: str):
                                                strict=True)))
         assert np.linalg.norm(answer - result.position_m) < 1e-5
         if result.reached:
-            assert np.linalg.norm(answer - target) <= solver.options.tolerance_m + 1e-6
+            # reached within the tolerance by the arm file's FK, which is the URDF's to 1e-5 m
+            assert np.linalg.norm(answer - target) <= solver.options.tolerance_m + 1e-5
         else:
             missed.append((result.stop_reason.value, result.residual_m))
     assert missed == []
