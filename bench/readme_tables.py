@@ -37,7 +37,7 @@ def peer_table(results: dict) -> list[str]:
         for kind, key in (('random', 'single'), ('stream', 'stream')):
             for name, f in report[key].items():
                 lines.append(f'| {arm} | {f["targets"]} {kind} | {name} | '
-                             f'{f["success_rate"]:.1%} | {f["us_median"]:.1f} | '
+                             f'{f["success_rate"]:.2%} | {f["us_median"]:.1f} | '
                              f'{f["us_p90"]:.0f} | {f["us_p99"]:.0f} |')
         notes.append(f'- {arm}: median ours / rtb best call {report["median_ratio"]:.2f} on '
                      f'random targets, {report["stream_median_ratio"]:.2f} in the stream '
