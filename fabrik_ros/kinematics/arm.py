@@ -32,6 +32,7 @@ from fabrik_ros.kinematics.single.arm_ik import (
 from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
+from fabrik_ros.kinematics.single.quick_arc import QuickArc
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
 from fabrik_ros.kinematics.single.yaw_branches import turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
@@ -145,6 +146,11 @@ class Arm:
         :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
+        if seed is None and approach is None and pole is None and (
+                bend or self.options.bend) is Bend.ANY:
+            quick = self._quick_answer(target)
+            if quick is not None:
+                return quick
         goal = as_vec3('target', target)
         aim = _within_reckoning(goal if self._base is None else goal - self._base)
         pole_vec = None if pole is None else as_vec3('pole', pole)
@@ -157,6 +163,53 @@ class Arm:
         if result.reached or not self.model.roll_moves_tool:
             return result
         return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
+
+    def _quick_answer(self, target: FloatVector) -> IkResult | None:
+        """Return the even-arc answer of a cold solve (:mod:`quick_arc`), or None.
+
+        The general solver tries the same arc first; this takes it on plain floats. None for
+        anything it does not answer, a malformed target included (the general path names it).
+        """
+        try:
+            x, y, z = (float(v) for v in target)
+        except (TypeError, ValueError):
+            return None
+        if not (abs(x) <= _RECKONING_M and abs(y) <= _RECKONING_M and abs(z) <= _RECKONING_M):
+            return None     # not finite, or far beyond any arm: the general path
+        found = self._quick_arc.solve(x, y, z)
+        if found is None:
+            return None
+        yaw, chain_angles, tip = found
+        positions = list(self._home_positions)
+        values = chain_angles if self.model.yaw is None else (yaw, *chain_angles)
+        for index, geometric in zip(self._quick_indices, values, strict=True):
+            joint = self.joints[index]
+            positions[index] = (geometric - joint.zero_rad) * joint.direction
+        last = self.model.pitch_index[-1]
+        positions[last] -= self._quick_plane.tool_turn_rad * self.joints[last].direction
+        position = self.model.to_base(tip.real, self._quick_plane.lateral_m, tip.imag, yaw)
+        error = math.dist(position, (x, y, z))
+        return IkResult(np.array(positions), np.array(position), True, error, 0,
+                        StopReason.REACHED)
+
+    @cached_property
+    def _quick_plane(self) -> RollPlane:
+        return self.model.plane_for(self.model.roll_of(self.model.home))
+
+    @cached_property
+    def _quick_arc(self) -> QuickArc:
+        return QuickArc(self._quick_plane.planar, self.model.yaw, self._quick_plane.lateral_m,
+                        self.offsets.base_xyz_m, self.options.tolerance_m)
+
+    @cached_property
+    def _quick_indices(self) -> tuple[int, ...]:
+        """Return the joints the arc sets, in its order: the yaw (if any), then the pitches."""
+        yaw = (0,) if self.model.yaw is not None else ()
+        return (*yaw, *self.model.pitch_index)
+
+    @cached_property
+    def _home_positions(self) -> tuple[float, ...]:
+        return tuple(j.home_rad for j in self.joints)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask') -> IkResult:
