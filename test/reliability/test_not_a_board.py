@@ -18,7 +18,7 @@ import time
 import pytest
 
 from test.nodes.conftest import ARM_CONFIG
-from test.servo_io.impostor import PtyImpostor
+from test.servo_io.impostor import answering_maestro, answering_ssc32, PtyImpostor
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 
@@ -67,15 +67,19 @@ class Console:
             reader.join(10.0)
 
 
-def _drive(protocol: str, port: str, *extra: str) -> tuple[int, bytes, bytes, bool]:
-    """Run servo_driver until it logs the refusal of ``protocol`` (or WAIT_S), then Ctrl-C."""
+def _drive(protocol: str, port: str, *extra: str,
+           phrase: bytes = b'') -> tuple[int, bytes, bytes, bool]:
+    """Run servo_driver until it logs ``phrase`` (or WAIT_S passes), then Ctrl-C it.
+
+    ``phrase`` defaults to the refusal of ``protocol``.
+    """
     args = [str(BIN / 'servo_driver'), '--ros-args', '--params-file', str(ARM_CONFIG),
             '-p', f'port:={port}', '-p', f'protocol:={protocol}', *extra]
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                env=_environment())
     console = Console(process)
     try:
-        seen = console.wait_for(REFUSALS[protocol][0].encode(), WAIT_S)
+        seen = console.wait_for(phrase or REFUSALS[protocol][0].encode(), WAIT_S)
     finally:
         process.send_signal(signal.SIGINT)
         code = process.wait(20.0)
@@ -104,6 +108,23 @@ def test_random_bytes_on_the_port_are_refused_in_one_escaped_line(protocol, seed
     assert len(lines[0]) < 800
     assert 'board connected:' not in text and 'moving home over' not in text, text
     assert code == 0, text
+
+
+@pytest.mark.parametrize('protocol, respond, pose', [
+    ('ssc32', answering_ssc32(b'SSC32-V2.50USB\r', 255), 'an unknown'),
+    ('ssc32', answering_ssc32(b'SSC32-V2.50USB\r', 150), 'the reported'),
+    ('maestro', answering_maestro(0, 0xFFFF), 'an unknown'),
+    ('maestro', answering_maestro(0, 6000), 'the reported')],
+    ids=['ssc32-2550us', 'ssc32-1500us', 'maestro-0xffff', 'maestro-1500us'])
+def test_the_safe_start_never_begins_from_a_pose_the_board_cannot_report(protocol, respond,
+                                                                         pose):
+    """2550 µs on an SSC-32U, a position beyond 14 bits on a Maestro: the pose is unknown."""
+    with PtyImpostor(respond=respond) as impostor:
+        code, out, err, seen = _drive(protocol, impostor.path, phrase=b'board ready: moving home')
+    text = err.decode('ascii', 'replace')
+    assert seen, f'no safe start logged within {WAIT_S} s:\n{text}'
+    [line] = [line for line in text.splitlines() if 'board ready: moving home' in line]
+    assert line.endswith(f' s from {pose} pose'), line
 
 
 def test_a_servo_beyond_the_boards_channels_stops_the_driver_naming_its_key():

@@ -18,6 +18,8 @@ import threading
 import tty
 from typing import Optional
 
+from fabrik_ros.servo_io.protocols import maestro, ssc32
+
 Respond = Callable[[bytes], bytes]      # bytes received -> bytes to answer (b'' = nothing)
 
 
@@ -85,6 +87,36 @@ class PtyImpostor:
             self.sent += os.write(self._master, data)
         except (BlockingIOError, OSError):
             pass          # nobody reads: the pty's buffer is full, as a real line drops bytes
+
+
+def answering_ssc32(version: bytes, pulse_byte: int = 150) -> Respond:
+    """Answer VER with ``version`` and every QP with ``pulse_byte``, as a board would."""
+    decoder = ssc32.Ssc32CommandDecoder()
+
+    def respond(data: bytes) -> bytes:
+        answer = b''
+        for command in decoder.feed(data):
+            if isinstance(command, ssc32.Version):
+                answer += version
+            elif isinstance(command, ssc32.QueryPulseWidths):
+                answer += bytes([pulse_byte] * len(command.channels))
+        return answer
+    return respond
+
+
+def answering_maestro(errors: int, position_quarters: int = 6000) -> Respond:
+    """Answer Get Errors with ``errors`` and every Get Position with ``position_quarters``."""
+    decoder = maestro.MaestroCommandDecoder()
+
+    def respond(data: bytes) -> bytes:
+        answer = b''
+        for command in decoder.feed(data):
+            if command.command == maestro.GET_ERRORS:
+                answer += maestro.encode_u16(errors)
+            elif command.command == maestro.GET_POSITION:
+                answer += maestro.encode_u16(position_quarters)
+        return answer
+    return respond
 
 
 def main() -> None:

@@ -12,9 +12,9 @@ import pytest
 
 from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol, ServoLink
 from fabrik_ros.servo_io.errors import NotABoard
-from fabrik_ros.servo_io.protocols import maestro, ssc32
+from fabrik_ros.servo_io.protocols import maestro
 from test.servo_io.conftest import FAST
-from test.servo_io.impostor import PtyImpostor
+from test.servo_io.impostor import answering_maestro, answering_ssc32, PtyImpostor
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -72,39 +72,10 @@ def test_random_bytes_are_refused_by_the_native_protocol_as_silence():
     _assert_one_clean_line(str(error))
 
 
-def _ssc32(version: bytes, pulse_byte: int = 150):
-    """Answer VER with ``version`` and every QP with ``pulse_byte``, as a board would."""
-    decoder = ssc32.Ssc32CommandDecoder()
-
-    def respond(data: bytes) -> bytes:
-        answer = b''
-        for command in decoder.feed(data):
-            if isinstance(command, ssc32.Version):
-                answer += version
-            elif isinstance(command, ssc32.QueryPulseWidths):
-                answer += bytes([pulse_byte] * len(command.channels))
-        return answer
-    return respond
-
-
-def _maestro(errors: int, position_quarters: int = 6000):
-    decoder = maestro.MaestroCommandDecoder()
-
-    def respond(data: bytes) -> bytes:
-        answer = b''
-        for command in decoder.feed(data):
-            if command.command == maestro.GET_ERRORS:
-                answer += maestro.encode_u16(errors)
-            elif command.command == maestro.GET_POSITION:
-                answer += maestro.encode_u16(position_quarters)
-        return answer
-    return respond
-
-
 @pytest.mark.parametrize('line', [b'SSC-32 V2.50\r', b'VER 2.50USB\r', b'SSC32-V2.50USB\x00\r',
                                   b'ssc32-v2.50usb\r'])
 def test_a_plausible_but_wrong_version_line_is_refused(line):
-    with PtyImpostor(respond=_ssc32(line)) as impostor:
+    with PtyImpostor(respond=answering_ssc32(line)) as impostor:
         error, states = _refusal(impostor, Protocol.SSC32)
     assert isinstance(error, NotABoard), repr(error)
     assert repr(line)[:12] in str(error)
@@ -113,7 +84,7 @@ def test_a_plausible_but_wrong_version_line_is_refused(line):
 
 
 def test_a_version_line_followed_by_bytes_nobody_asked_for_is_refused():
-    with PtyImpostor(respond=_ssc32(b'SSC32-V2.50USB\r\x1b[2J\x07')) as impostor:
+    with PtyImpostor(respond=answering_ssc32(b'SSC32-V2.50USB\r\x1b[2J\x07')) as impostor:
         error, states = _refusal(impostor, Protocol.SSC32)
     assert isinstance(error, NotABoard), repr(error)
     assert "b'\\x1b[2J\\x07' (5 bytes) that no request asked for" in str(error)
@@ -121,7 +92,7 @@ def test_a_version_line_followed_by_bytes_nobody_asked_for_is_refused():
 
 
 def test_error_bits_no_maestro_has_are_refused():
-    with PtyImpostor(respond=_maestro(0xED98)) as impostor:
+    with PtyImpostor(respond=answering_maestro(0xED98)) as impostor:
         error, states = _refusal(impostor, Protocol.MAESTRO)
     assert isinstance(error, NotABoard), repr(error)
     assert 'Get Errors answered 0xed98' in str(error)
@@ -143,7 +114,8 @@ def _after_polls(link: ServoLink, polls: int = 3):
 
 
 def test_a_defined_maestro_error_bit_is_accepted_and_named():
-    with PtyImpostor(respond=_maestro(int(maestro.MaestroError.SERIAL_PROTOCOL))) as impostor:
+    respond = answering_maestro(int(maestro.MaestroError.SERIAL_PROTOCOL))
+    with PtyImpostor(respond=respond) as impostor:
         link = _link_on(impostor, Protocol.MAESTRO)
         try:
             assert link.board.firmware == 'Pololu Maestro (errors 0x0010)'
@@ -155,7 +127,7 @@ def test_a_defined_maestro_error_bit_is_accepted_and_named():
 @pytest.mark.parametrize('pulse_byte, expected', [
     (150, (1500,) * CHANNELS), (0, (None,) * CHANNELS), (255, None), (49, None), (251, None)])
 def test_ssc32_positions_outside_what_the_board_drives_are_unknown(pulse_byte, expected):
-    with PtyImpostor(respond=_ssc32(b'SSC32-V2.50USB\r', pulse_byte)) as impostor:
+    with PtyImpostor(respond=answering_ssc32(b'SSC32-V2.50USB\r', pulse_byte)) as impostor:
         link = _link_on(impostor, Protocol.SSC32)
         try:
             positions = _after_polls(link)
@@ -167,7 +139,7 @@ def test_ssc32_positions_outside_what_the_board_drives_are_unknown(pulse_byte, e
 @pytest.mark.parametrize('quarters, expected', [(6000, (1500,) * CHANNELS),
                                                 (maestro.DATA_MAX + 1, None), (0xFFFF, None)])
 def test_maestro_positions_beyond_fourteen_bits_are_unknown(quarters, expected):
-    with PtyImpostor(respond=_maestro(0, quarters)) as impostor:
+    with PtyImpostor(respond=answering_maestro(0, quarters)) as impostor:
         link = _link_on(impostor, Protocol.MAESTRO)
         try:
             positions = _after_polls(link)
@@ -178,7 +150,7 @@ def test_maestro_positions_beyond_fourteen_bits_are_unknown(quarters, expected):
 
 def test_ssc32_positions_are_unknown_while_bytes_nobody_asked_for_arrive():
     """A board that answers and then chatters: each poll sees the chatter, no pose passes."""
-    respond = _ssc32(b'SSC32-V2.50USB\r')
+    respond = answering_ssc32(b'SSC32-V2.50USB\r')
     chatter = {'on': False}
 
     def chatty(data: bytes) -> bytes:
