@@ -3,6 +3,7 @@
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+import itertools
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +19,7 @@ from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
+from fabrik_ros.kinematics.quick_solver import QuickSolver
 from fabrik_ros.kinematics.roll_search import nearest_reaching_roll
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
@@ -32,8 +34,8 @@ from fabrik_ros.kinematics.single.arm_ik import (
 from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
-from fabrik_ros.kinematics.single.quick_arc import QuickArc
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
+from fabrik_ros.kinematics.single.seed_step import step_to
 from fabrik_ros.kinematics.single.yaw_branches import turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
@@ -146,9 +148,9 @@ class Arm:
         :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
-        if seed is None and approach is None and pole is None and (
-                bend or self.options.bend) is Bend.ANY:
-            quick = self._quick_answer(target)
+        if approach is None and pole is None and (bend or self.options.bend) is Bend.ANY:
+            quick = (self._quick.cold(target) if seed is None
+                     else self._quick.seeded(target, seed))
             if quick is not None:
                 return quick
         goal = as_vec3('target', target)
@@ -164,52 +166,9 @@ class Arm:
             return result
         return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
 
-    def _quick_answer(self, target: FloatVector) -> IkResult | None:
-        """Return the even-arc answer of a cold solve (:mod:`quick_arc`), or None.
-
-        The general solver tries the same arc first; this takes it on plain floats. None for
-        anything it does not answer, a malformed target included (the general path names it).
-        """
-        try:
-            x, y, z = (float(v) for v in target)
-        except (TypeError, ValueError):
-            return None
-        if not (abs(x) <= _RECKONING_M and abs(y) <= _RECKONING_M and abs(z) <= _RECKONING_M):
-            return None     # not finite, or far beyond any arm: the general path
-        found = self._quick_arc.solve(x, y, z)
-        if found is None:
-            return None
-        yaw, chain_angles, tip = found
-        positions = list(self._home_positions)
-        values = chain_angles if self.model.yaw is None else (yaw, *chain_angles)
-        for index, geometric in zip(self._quick_indices, values, strict=True):
-            joint = self.joints[index]
-            positions[index] = (geometric - joint.zero_rad) * joint.direction
-        last = self.model.pitch_index[-1]
-        positions[last] -= self._quick_plane.tool_turn_rad * self.joints[last].direction
-        position = self.model.to_base(tip.real, self._quick_plane.lateral_m, tip.imag, yaw)
-        error = math.dist(position, (x, y, z))
-        return IkResult(np.array(positions), np.array(position), True, error, 0,
-                        StopReason.REACHED)
-
     @cached_property
-    def _quick_plane(self) -> RollPlane:
-        return self.model.plane_for(self.model.roll_of(self.model.home))
-
-    @cached_property
-    def _quick_arc(self) -> QuickArc:
-        return QuickArc(self._quick_plane.planar, self.model.yaw, self._quick_plane.lateral_m,
-                        self.offsets.base_xyz_m, self.options.tolerance_m)
-
-    @cached_property
-    def _quick_indices(self) -> tuple[int, ...]:
-        """Return the joints the arc sets, in its order: the yaw (if any), then the pitches."""
-        yaw = (0,) if self.model.yaw is not None else ()
-        return (*yaw, *self.model.pitch_index)
-
-    @cached_property
-    def _home_positions(self) -> tuple[float, ...]:
-        return tuple(j.home_rad for j in self.joints)
+    def _quick(self) -> QuickSolver:
+        return QuickSolver(self.joints, self.model, self.options)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask') -> IkResult:
@@ -225,6 +184,12 @@ class Arm:
                     return result
         planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
                                   plane.lateral_m)
+        if seeded and ask.approach is None and ask.pole is None and ask.bend is Bend.ANY:
+            first = next(planes)
+            stepped = self._seed_step(first, plane, start, goal)
+            if stepped is not None:
+                return stepped
+            planes = itertools.chain((first,), planes)
         seed_points = plane.planar.points(self._planar_angles(start, plane)) if seeded else None
         answer, iterations = best_answer(ik, planes, seed_points=seed_points, bend=ask.bend,
                                          pole=ask.pole, approach=ask.approach)
@@ -236,6 +201,28 @@ class Arm:
         angles = self._angles_of(answer.plane.yaw_rad,
                                  plane.planar.angles(answer.solution.directions), plane, start)
         return self._result(angles, goal, iterations, answer, ask.approach)
+
+    def _seed_step(self, first: Plane, plane: RollPlane, start: Sequence[float],
+                   goal: Vec3) -> IkResult | None:
+        """Return the seed moved onto the target in the first plane by least motion, or None.
+
+        See :mod:`seed_step`: the first attempt from a seed, before FABRIK's.
+        """
+        tolerance = self.options.tolerance_m
+        if first.off_plane_m >= tolerance:
+            return None
+        in_plane = math.sqrt(tolerance * tolerance - first.off_plane_m * first.off_plane_m)
+        found = step_to(plane.planar.chain, self._planar_angles(start, plane), first.target,
+                        in_plane)
+        if found is None:
+            return None
+        chain_angles, tip = found
+        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, first.yaw_rad)
+        error = math.dist(position, goal)
+        if error > tolerance:
+            return None
+        return IkResult(np.array(self._angles_of(first.yaw_rad, chain_angles, plane, start)),
+                        np.array(position), True, error, 0, StopReason.REACHED)
 
     def _planes_differ(self, plane: RollPlane) -> bool:
         """Return True when another yaw plane may come closer to a target the first misses.

@@ -22,10 +22,11 @@ from fabrik_ros.kinematics.batch.batch_planes import (
     plane_bound,
     planes_of,
 )
+from fabrik_ros.kinematics.batch.batch_seed_step import batch_step_to
 from fabrik_ros.kinematics.description.joint import Joint, JointKind
 from fabrik_ros.kinematics.elementwise import rotation
 from fabrik_ros.kinematics.errors import TargetError
-from fabrik_ros.kinematics.options import SolverOptions
+from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     bend_side,
@@ -105,7 +106,11 @@ class PlaneAnswers:
 
 def solve_plane(arm: BatchArm, targets: np.ndarray, yaw: np.ndarray, seeds: np.ndarray | None,
                 first: bool) -> PlaneAnswers:
-    """Solve targets in their yaw's plane: closed form (first plane, no seed), then FABRIK."""
+    """Solve targets in their yaw's plane: a first try, then FABRIK's attempts.
+
+    The first try, in the first plane: the closed form (cold), or the seed's least-motion
+    steps (seeded, bend any), as the single solver.
+    """
     planar, options = arm.planar, arm.options
     goal, off_plane = planes_of(targets, yaw, arm.lateral_m)
     side = bend_side(options.bend, goal - planar.chain.base)
@@ -118,6 +123,15 @@ def solve_plane(arm: BatchArm, targets: np.ndarray, yaw: np.ndarray, seeds: np.n
         found, pitch[:], tips = batch_closed_form(planar, goal, off_plane, side,
                                                   options.tolerance_m)
         tip[found], in_plane[found] = tips[found], np.abs(tips[found] - goal[found])
+        open_rows = np.flatnonzero(~found)
+    elif first and seeds is not None and options.bend is Bend.ANY:
+        tolerance = options.tolerance_m
+        room = np.sqrt(np.maximum(tolerance * tolerance - off_plane * off_plane, 0.0))
+        found, moved, tips = batch_step_to(planar.chain, seed_chain_angles(arm, seeds), goal,
+                                           room)
+        found &= off_plane < tolerance
+        pitch[found], tip[found] = moved[found], tips[found]
+        in_plane[found] = np.abs(tips[found] - goal[found])
         open_rows = np.flatnonzero(~found)
     if open_rows.size:
         seed_points = None if seeds is None else seed_poses(arm, seeds[open_rows])
@@ -208,10 +222,16 @@ def offer_boundary_poses(attempts: BatchAttempts, planar: PlanarArm, goal: np.nd
 
 def seed_poses(arm: BatchArm, seeds: np.ndarray) -> list[np.ndarray]:
     """Return the planar joint positions of (M, n_joints) seed angles, one array per joint."""
-    pitch = [seeds[:, i] for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]
-    pitch[-1] = pitch[-1] + arm.tool_turn_rad
+    pitch = list(seed_chain_angles(arm, seeds).T)
     return [np.broadcast_to(p, len(seeds)).astype(complex)
             for p in planar_points(arm.planar.chain, pitch)]
+
+
+def seed_chain_angles(arm: BatchArm, seeds: np.ndarray) -> np.ndarray:
+    """Return the (M, n_pitch) chain angles of seeds: the pitches, the tool's turn on the last."""
+    pitch = seeds[:, [i for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]]
+    pitch[:, -1] = pitch[:, -1] + arm.tool_turn_rad
+    return pitch
 
 
 def assemble(arm: BatchArm, yaw: np.ndarray, pitch: np.ndarray,

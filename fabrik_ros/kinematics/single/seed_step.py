@@ -1,0 +1,74 @@
+"""A target near the seed, reached by the least joint motion: damped least squares in the plane.
+
+In a stream of targets (a path, a dragged marker, a teleoperated tool) each target lies a
+little beyond the last answer. Moving every pitch joint by the least amount that brings the tip
+there keeps the arm on its branch and its redundant joints where they were, which FABRIK from
+the seed does not promise (it moves the joints nearest the tip most, and an arc start may take
+another pose of the family). Each step solves ``J da = error`` for the tip's 2D error with the
+damped pseudo-inverse of the 2 x n Jacobian (column j is ``i (tip - joint j)``). It is a seed's
+first attempt: when the steps do not settle on the target within every joint's range, the
+solver carries on with FABRIK from the seed. Plain floats here; batch_seed_step.py takes the
+same steps on arrays.
+"""
+
+import cmath
+from collections.abc import Sequence
+
+from fabrik_ros.kinematics.single.chain import Chain
+
+STEPS = 8
+"""Steps at most: Newton's convergence takes two to four from a seed within a few degrees."""
+DAMPING_M2 = 1e-6
+"""Squared damping [m^2]: bounds a step near a stretched (singular) pose."""
+SETTLED = 1e-3
+"""The steps stop once the tip is within this fraction of the tolerance of the target."""
+LARGEST_STEP_RAD = 0.5
+"""A step turning a joint further than this means the seed is no near answer: give up."""
+_TURN = 2.0 * cmath.pi
+
+
+def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
+            tolerance_m: float) -> tuple[list[float], complex] | None:
+    """Return the chain's angles moved onto ``target`` and the tip, or None.
+
+    :param angles: the seed's chain angles [rad]
+    :param tolerance_m: the tip must end within this distance of the target [m]
+    :return: angles turned into their joints' ranges, and the tip [m]; None when the steps
+        do not settle within tolerance, would turn a joint too far, or leave a range
+    """
+    moved = list(angles)
+    lengths = chain.lengths
+    settled = SETTLED * tolerance_m
+    for step in range(STEPS + 1):
+        direction, point = chain.base_direction, chain.base
+        points = []
+        for index, length in enumerate(lengths):
+            direction = direction * cmath.rect(1.0, moved[index])
+            points.append(point)
+            point = point + length * direction
+        error = target - point
+        if abs(error) <= settled or step == STEPS:
+            break
+        columns = [1j * (point - joint) for joint in points]
+        xx, yy, xy = DAMPING_M2, DAMPING_M2, 0.0
+        for column in columns:      # summed in the order batch_seed_step sums
+            xx += column.real * column.real
+            yy += column.imag * column.imag
+            xy += column.real * column.imag
+        det = xx * yy - xy * xy
+        wx = (yy * error.real - xy * error.imag) / det
+        wy = (xx * error.imag - xy * error.real) / det
+        for index, column in enumerate(columns):
+            turn = column.real * wx + column.imag * wy
+            if abs(turn) > LARGEST_STEP_RAD:
+                return None
+            moved[index] += turn
+    if abs(error) > tolerance_m:
+        return None
+    for index, constraint in enumerate(chain.constraints):
+        low = constraint.min_rad
+        offset = (moved[index] - low) % _TURN
+        if offset > constraint.max_rad - low:
+            return None
+        moved[index] = low + offset
+    return moved, point
