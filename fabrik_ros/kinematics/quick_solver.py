@@ -12,6 +12,7 @@ returns None (the caller then runs the general solver, which tries it again and 
 
 from collections.abc import Sequence
 import math
+from math import isfinite
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ class QuickSolver:
             return None
         model = self._model
         geometric = [zero + direction * value
-                     for value, (_, _, zero, direction) in zip(start, self._limits, strict=True)]
+                     for value, (_, _, zero, direction) in zip(start, self._limits)]
         plane = model.plane_for(model.roll_of(geometric))
         base_x, base_y, base_z = model.offsets.base_xyz_m
         x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
@@ -99,11 +100,14 @@ class QuickSolver:
         yaw = self._model.yaw
         if yaw is None:
             return 0.0
-        turns = [turn for heading in branch_headings(x, y, lateral)
-                 for turn in turns_within(heading, yaw.min_rad, yaw.max_rad)]
-        if not turns:
-            return None
-        return min(turns, key=lambda turn: abs(wrap(turn - seed_yaw)))
+        low, high = yaw.min_rad, yaw.max_rad
+        best, nearest = None, math.inf
+        for heading in branch_headings(x, y, lateral):
+            for turn in turns_within(heading, low, high):
+                distance = abs(wrap(turn - seed_yaw))
+                if distance < nearest:
+                    best, nearest = turn, distance
+        return best
 
     def _positions(self, seed: Any) -> list[float] | None:
         """Return the seed's positions within the limits, None unless one finite per joint."""
@@ -113,12 +117,15 @@ class QuickSolver:
             return None
         if len(values) != len(self._limits):
             return None
-        clamped = []
-        for value, (low, high, _, _) in zip(values, self._limits, strict=True):
-            if not math.isfinite(value):
+        for index, (low, high, _, _) in enumerate(self._limits):
+            value = values[index]
+            if not isfinite(value):
                 return None
-            clamped.append(min(max(value, low), high))
-        return clamped
+            if value < low:
+                values[index] = low
+            elif value > high:
+                values[index] = high
+        return values
 
     def _answer(self, goal: tuple[float, float, float], positions: list[float], yaw: float,
                 chain_angles: Sequence[float], tip: complex, plane: RollPlane) -> IkResult | None:

@@ -87,8 +87,10 @@ def test_the_float_paths_leave_what_they_do_not_answer_to_the_solver(arm_4dof: A
     quick = arm_4dof._quick
     for bad in (('a', 0.0, 0.0), (float('nan'), 0.0, 0.0), (1e300, 0.0, 0.0), (1.0, 2.0)):
         assert quick.cold(bad) is None and quick.seeded(bad, arm_4dof.home) is None
-    for seed in ([0.0, 0.0], [float('inf')] * 4, 'abcd', None):
-        assert quick.seeded((0.15, 0.05, 0.12), seed) is None
+    near = list(arm_4dof.ik((0.15, 0.05, 0.12)).angles_rad)
+    assert quick.seeded((0.151, 0.05, 0.12), near) is not None
+    for seed in ([0.0, 0.0], near[:3] + [float('inf')], near[:3] + [float('nan')], 'abcd', None):
+        assert quick.seeded((0.151, 0.05, 0.12), seed) is None
     assert quick.seeded((0.5, 0.0, 0.2), arm_4dof.home) is None     # out of reach
     far_seed = arm_4dof.ik((0.1, 0.1, 0.1)).angles_rad
     assert quick.seeded((-0.1, -0.1, 0.2), far_seed) is None    # no near answer
