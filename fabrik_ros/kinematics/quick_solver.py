@@ -47,7 +47,8 @@ class QuickSolver:
         self._tolerance = options.tolerance_m
         self._limits = [(j.min_rad, j.max_rad, j.zero_rad, j.direction) for j in joints]
         self._home = [j.home_rad for j in joints]
-        self._set = ((0,) if model.yaw is not None else ()) + model.pitch_index
+        self._set = [(index, *self._limits[index]) for index
+                     in ((0,) if model.yaw is not None else ()) + model.pitch_index]
         self._home_plane = model.plane_for(model.roll_of(model.home))
         self._arc = QuickArc(self._home_plane.planar, model.yaw, self._home_plane.lateral_m,
                              model.offsets.base_xyz_m, options.tolerance_m)
@@ -71,7 +72,7 @@ class QuickSolver:
             return None
         model = self._model
         geometric = [zero + direction * value
-                     for value, (_, _, zero, direction) in zip(start, self._limits)]
+                     for value, (_, _, zero, direction) in zip(start, self._limits, strict=True)]
         plane = model.plane_for(model.roll_of(geometric))
         base_x, base_y, base_z = model.offsets.base_xyz_m
         x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
@@ -137,21 +138,21 @@ class QuickSolver:
         values[-1] -= plane.tool_turn_rad
         if self._model.yaw is not None:
             values.insert(0, yaw)
-        for index, geometric in zip(self._set, values, strict=True):
-            low, high, zero, direction = self._limits[index]
-            positions[index] = min(max((geometric - zero) * direction, low), high)
-        position = self._model.to_base(tip.real, plane.lateral_m, tip.imag, yaw)
-        error = math.dist(position, goal)
+        for (index, low, high, zero, direction), geometric in zip(self._set, values, strict=True):
+            value = (geometric - zero) * direction
+            positions[index] = low if value < low else high if value > high else value
+        tool = self._model.to_base(tip.real, plane.lateral_m, tip.imag, yaw)
+        error = math.dist(tool, goal)
         if error > self._tolerance:
             return None
-        return IkResult(np.array(positions), np.array(position), True, error, 0,
-                        StopReason.REACHED)
+        return IkResult(np.array(positions), np.array(tool), True, error, 0, StopReason.REACHED)
 
 
 def _coordinates(target: Any) -> tuple[float, float, float] | None:
     """Return a target's three coordinates, None unless three floats within :data:`FAR_M`."""
     try:
-        x, y, z = (float(v) for v in target)
+        x, y, z = target
+        x, y, z = float(x), float(y), float(z)
     except (TypeError, ValueError):
         return None
     if not (abs(x) <= FAR_M and abs(y) <= FAR_M and abs(z) <= FAR_M):

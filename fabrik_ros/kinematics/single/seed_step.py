@@ -44,7 +44,7 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
     for step in range(STEPS + 1):
         direction, point = chain.base_direction, chain.base
         points = []
-        for length, angle in zip(lengths, moved):
+        for length, angle in zip(lengths, moved, strict=True):
             direction *= rect(1.0, angle)
             points.append(point)
             point += length * direction
