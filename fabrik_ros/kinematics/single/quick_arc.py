@@ -10,12 +10,12 @@ its range and the tip within tolerance. Otherwise it returns None and the caller
 general solver, which tries the same arc first and then everything else.
 """
 
-from bisect import bisect_left
 import cmath
 from dataclasses import dataclass, field
 import math
 
 from fabrik_ros.kinematics.description.joint import Joint
+from fabrik_ros.kinematics.elementwise import interpolate
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 
 _TURN = 2.0 * math.pi
@@ -67,7 +67,8 @@ class QuickArc:
         distance = abs(aim)
         if distance > chain.total_length or distance < 1e-12:
             return None
-        turn = (-1.0 if aim.real >= 0.0 else 1.0) * self._interpolate(distance)
+        turn = (-1.0 if aim.real >= 0.0 else 1.0) * interpolate(distance, self._chords,
+                                                                 self._turns)
         step = cmath.rect(1.0, turn)
         direction, chord = 1 + 0j, 0j
         for length in chain.lengths:
@@ -110,15 +111,3 @@ class QuickArc:
             return facing, along
         over = low + (azimuth + math.pi + turn - low) % _TURN
         return (over if over <= high else None), -along
-
-    def _interpolate(self, distance: float) -> float:
-        """Return the even turn whose arc's chord is ``distance`` long (the arc table)."""
-        chords, turns = self._chords, self._turns
-        index = bisect_left(chords, distance)
-        if index == 0:
-            return turns[0]
-        if index == len(chords):
-            return turns[-1]
-        span = chords[index] - chords[index - 1]
-        weight = (distance - chords[index - 1]) / span if span > 0.0 else 0.0
-        return turns[index - 1] + weight * (turns[index] - turns[index - 1])
