@@ -20,6 +20,7 @@ from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.quick_solver import QuickSolver
+from fabrik_ros.kinematics.reckoning import rows_within_reckoning, within_reckoning
 from fabrik_ros.kinematics.roll_search import nearest_reaching_roll
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
@@ -154,7 +155,7 @@ class Arm:
             if quick is not None:
                 return quick
         goal = as_vec3('target', target)
-        aim = _within_reckoning(goal if self._base is None else goal - self._base)
+        aim = within_reckoning(goal if self._base is None else goal - self._base)
         pole_vec = None if pole is None else as_vec3('pole', pole)
         ask = _Ask(bend or self.options.bend,
                    pole_vec if pole_vec is None or self._base is None else pole_vec - self._base,
@@ -309,7 +310,7 @@ class Arm:
         goals = checked_targets(np.asarray(targets, dtype=float))
         geometric = None if seeds is None else self._geometric_rows(
             checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
-        aims = _rows_within_reckoning(goals - np.array(self.offsets.base_xyz_m))
+        aims = rows_within_reckoning(goals - np.array(self.offsets.base_xyz_m))
         angles = np.empty((len(goals), len(self.joints)))
         iterations = np.zeros(len(goals), dtype=int)
         for roll, rows in self._roll_groups(geometric, len(goals)):
@@ -420,27 +421,6 @@ def load_arm(path: str | Path) -> Arm:
     :raises ArmConfigError: if the file cannot be read, is not YAML, or breaks a rule
     """
     return Arm.from_params(arm_file.read_params_file(path))
-
-
-# Beyond this distance from the base the solver aims at a stand-in target in the same direction:
-# squares of its coordinates stay finite, and the closest pose is the same to double precision
-# (at 1e12 m, the arm's own offsets turn the direction by less than 1e-12 rad).
-_RECKONING_M = 1e12
-
-
-def _within_reckoning(goal: Vec3) -> Vec3:
-    """Return ``goal``, or for a far one (up to the float maximum) a stand-in along its line."""
-    largest = max(abs(goal.x), abs(goal.y), abs(goal.z))
-    return goal if largest <= _RECKONING_M else goal * (_RECKONING_M / largest)
-
-
-def _rows_within_reckoning(goals: np.ndarray) -> np.ndarray:
-    """Return ``goals`` (N, 3) with :func:`_within_reckoning` applied to each row."""
-    if goals.ndim != 2 or not np.all(np.isfinite(goals)):
-        return goals    # the solver refuses these with the reason
-    largest = np.max(np.abs(goals), axis=1, keepdims=True)
-    return np.where(largest > _RECKONING_M, goals * (_RECKONING_M / np.maximum(largest, 1.0)),
-                    goals)
 
 
 def _unit(vector: Vec3) -> Vec3:

@@ -20,15 +20,13 @@ import numpy as np
 from fabrik_ros.kinematics.description.joint import Joint
 from fabrik_ros.kinematics.elementwise import wrap
 from fabrik_ros.kinematics.options import SolverOptions
+from fabrik_ros.kinematics.reckoning import RECKONING_M
 from fabrik_ros.kinematics.single.arm_ik import plane_coordinates
 from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.quick_arc import QuickArc
 from fabrik_ros.kinematics.single.results import IkResult, StopReason
 from fabrik_ros.kinematics.single.seed_step import step_to
 from fabrik_ros.kinematics.single.yaw_branches import branch_headings, turns_within
-
-FAR_M = 1e12
-"""Beyond this a coordinate is left to the general solver (it aims at a stand-in target)."""
 
 
 class QuickSolver:
@@ -149,12 +147,15 @@ class QuickSolver:
 
 
 def _coordinates(target: Any) -> tuple[float, float, float] | None:
-    """Return a target's three coordinates, None unless three floats within :data:`FAR_M`."""
+    """Return a target's three coordinates, None unless three floats within the reckoning.
+
+    Farther, the general solver aims at a stand-in target (reckoning.py).
+    """
     try:
         x, y, z = target
         x, y, z = float(x), float(y), float(z)
     except (TypeError, ValueError):
         return None
-    if not (abs(x) <= FAR_M and abs(y) <= FAR_M and abs(z) <= FAR_M):
+    if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
         return None
     return x, y, z
