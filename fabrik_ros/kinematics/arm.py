@@ -310,8 +310,10 @@ class Arm:
         goals = checked_targets(np.asarray(targets, dtype=float))
         geometric = None if seeds is None else self._geometric_rows(
             checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
-        aims = rows_within_reckoning(goals - np.array(self.offsets.base_xyz_m))
+        base = np.array(self.offsets.base_xyz_m)
+        aims = rows_within_reckoning(goals - base)
         angles = np.empty((len(goals), len(self.joints)))
+        positions = np.empty((len(goals), 3))
         iterations = np.zeros(len(goals), dtype=int)
         for roll, rows in self._roll_groups(geometric, len(goals)):
             plane = self.model.plane_for(roll)
@@ -319,9 +321,10 @@ class Arm:
                             plane.planar, plane.lateral_m, plane.tool_turn_rad)
             solved = solve_batch(view, aims[rows], None if geometric is None else geometric[rows])
             angles[rows], iterations[rows] = solved.angles_rad, solved.iterations
-        positions = self.model.tool_points(angles)
-        for index, joint in enumerate(self.joints):
-            angles[:, index] = joint.positions(angles[:, index])
+            positions[rows] = solved.positions_m + base
+        for index, joint in enumerate(self.joints):     # each within its range already
+            angles[:, index] = np.clip((angles[:, index] - joint.zero_rad) * joint.direction,
+                                       joint.min_rad, joint.max_rad)
         with np.errstate(over='ignore'):
             residual = np.hypot.reduce(positions - goals, axis=-1)
         return BatchIkResult(angles, positions, residual <= self.options.tolerance_m, residual,

@@ -13,21 +13,40 @@ from fabrik_ros.kinematics import Arm, JointKind
 
 
 def tool_points(arm: Arm, angles: np.ndarray) -> np.ndarray:
-    """Return (N, 3) tool points for (N, n_joints) angles, from the config's conventions."""
-    yaw = np.zeros(len(angles))
-    u = np.zeros(len(angles))
-    z = np.full(len(angles), arm.shoulder_height_m)
-    pitch_sum = np.zeros(len(angles))
-    lengths = iter(link.length_m for link in arm.links)
+    """Return (N, 3) tool points for (N, n_joints) joint positions, from the file's conventions.
+
+    Each joint turns by ``zero + direction * position``; the first pitch axis sits
+    ``shoulder_offset_m`` forward and ``shoulder_height_m`` up from the base point, the plane
+    ``lateral_offset_m`` aside; the tool ``tool_length_m`` along the last link, the roll axis
+    ``roll_axis_offset_m`` above it, the tool point ``tool_offset_m`` off it, turned by the roll
+    toward -y (README, Configuration reference).
+    """
+    count = len(angles)
+    offsets = arm.offsets
+    yaw, roll, pitch_sum = np.zeros(count), np.zeros(count), np.zeros(count)
+    u = np.full(count, offsets.shoulder_offset_m)
+    z = np.full(count, arm.shoulder_height_m)
+    lengths = [link.length_m for link in arm.links]
+    pitch_seen = 0
     for index, joint in enumerate(arm.joints):
+        turned = joint.zero_rad + joint.direction * angles[:, index]
         if joint.kind is JointKind.YAW:
-            yaw = angles[:, index]
-        elif joint.kind is JointKind.PITCH:
-            pitch_sum = pitch_sum + angles[:, index]
-            length = next(lengths)
-            u = u + length * np.cos(pitch_sum)
-            z = z + length * np.sin(pitch_sum)
-    return np.stack([u * np.cos(yaw), u * np.sin(yaw), z], axis=1)
+            yaw = turned
+        elif joint.kind is JointKind.ROLL:
+            roll = turned
+        else:
+            pitch_sum = pitch_sum + turned
+            pitch_seen += 1
+            if pitch_seen < len(lengths):
+                u = u + lengths[pitch_seen - 1] * np.cos(pitch_sum)
+                z = z + lengths[pitch_seen - 1] * np.sin(pitch_sum)
+    across = offsets.roll_axis_offset_m + offsets.tool_offset_m * np.cos(roll)
+    u = u + lengths[-1] * np.cos(pitch_sum) - across * np.sin(pitch_sum)
+    z = z + lengths[-1] * np.sin(pitch_sum) + across * np.cos(pitch_sum)
+    side = offsets.lateral_offset_m - offsets.tool_offset_m * np.sin(roll)
+    x0, y0, z0 = offsets.base_xyz_m
+    return np.stack([x0 + u * np.cos(yaw) - side * np.sin(yaw),
+                     y0 + u * np.sin(yaw) + side * np.cos(yaw), z0 + z], axis=1)
 
 
 def closest_distances(arm: Arm, targets: np.ndarray, *, step_deg: float = 6.0,
@@ -35,7 +54,8 @@ def closest_distances(arm: Arm, targets: np.ndarray, *, step_deg: float = 6.0,
     """Return, per target, the distance to the closest point the tool can reach [m]."""
     low = np.array([j.min_rad for j in arm.joints])
     high = np.array([j.max_rad for j in arm.joints])
-    moving = [j.kind is not JointKind.ROLL for j in arm.joints]
+    moving = [j.kind is not JointKind.ROLL or arm.offsets.tool_offset_m != 0.0
+              for j in arm.joints]
     axes = [np.linspace(lo, hi, max(2, int(math.degrees(hi - lo) / step_deg) + 1)) if m
             else np.array([j.home_rad])
             for lo, hi, m, j in zip(low, high, moving, arm.joints, strict=True)]

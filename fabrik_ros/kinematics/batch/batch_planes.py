@@ -24,12 +24,7 @@ def candidate_yaws(arm: BatchArm, targets: np.ndarray,
     if arm.joints[0].kind is not JointKind.YAW:
         return np.zeros((len(targets), 1))
     joint = arm.joints[0]
-    columns = []
-    for heading in branch_headings(targets[:, 0], targets[:, 1], arm.lateral_m):
-        first = first_turn(heading, joint.min_rad)
-        columns += [first, first + TURN]
-    ranged = np.stack(columns, axis=1)
-    ranged[ranged > joint.max_rad] = np.nan
+    ranged = _ranged(arm, targets)
     if preferred is not None:
         distance = np.abs(wrap(ranged - preferred[:, None]))
         order = np.argsort(np.where(np.isnan(ranged), np.inf, distance), axis=1, kind='stable')
@@ -39,8 +34,35 @@ def candidate_yaws(arm: BatchArm, targets: np.ndarray,
 
 
 def first_yaws(arm: BatchArm, targets: np.ndarray, preferred: np.ndarray | None) -> np.ndarray:
-    """Return the first column of :func:`candidate_yaws`."""
-    return candidate_yaws(arm, targets, preferred)[:, 0]
+    """Return the first column of :func:`candidate_yaws`, without building the others.
+
+    The in-range branch first in order (the nearest the preferred yaw, the first on a tie), or
+    the lower yaw limit where no branch is in range.
+    """
+    joint = arm.joints[0]
+    if joint.kind is not JointKind.YAW:
+        return np.zeros(len(targets))
+    ranged = _ranged(arm, targets)
+    usable = ~np.isnan(ranged)
+    if preferred is None:
+        column = np.argmax(usable, axis=1)
+    else:
+        distance = np.abs(wrap(ranged - preferred[:, None]))
+        column = np.argmin(np.where(usable, distance, np.inf), axis=1)
+    first = ranged[np.arange(len(targets)), column]
+    return np.where(usable.any(axis=1), first, joint.min_rad)
+
+
+def _ranged(arm: BatchArm, targets: np.ndarray) -> np.ndarray:
+    """Return (N, 4) yaws of both branches turned into the range (twice), NaN where beyond it."""
+    joint = arm.joints[0]
+    columns = []
+    for heading in branch_headings(targets[:, 0], targets[:, 1], arm.lateral_m):
+        first = first_turn(heading, joint.min_rad)
+        columns += [first, first + TURN]
+    ranged = np.stack(columns, axis=1)
+    ranged[ranged > joint.max_rad] = np.nan
+    return ranged
 
 
 def _unique(yaws: np.ndarray) -> np.ndarray:
