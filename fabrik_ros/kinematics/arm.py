@@ -311,7 +311,7 @@ class Arm:
         geometric = None if seeds is None else self._geometric_rows(
             checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
         base = np.array(self.offsets.base_xyz_m)
-        aims = rows_within_reckoning(goals - base)
+        aims = rows_within_reckoning(goals - base if base.any() else goals)
         angles = np.empty((len(goals), len(self.joints)))
         positions = np.empty((len(goals), 3))
         iterations = np.zeros(len(goals), dtype=int)
@@ -323,8 +323,9 @@ class Arm:
             angles[rows], iterations[rows] = solved.angles_rad, solved.iterations
             positions[rows] = solved.positions_m + base
         for index, joint in enumerate(self.joints):     # each within its range already
-            angles[:, index] = np.clip((angles[:, index] - joint.zero_rad) * joint.direction,
-                                       joint.min_rad, joint.max_rad)
+            if joint.zero_rad != 0.0 or joint.direction != 1:
+                angles[:, index] = np.clip((angles[:, index] - joint.zero_rad) * joint.direction,
+                                           joint.min_rad, joint.max_rad)
         with np.errstate(over='ignore'):
             residual = np.hypot.reduce(positions - goals, axis=-1)
         return BatchIkResult(angles, positions, residual <= self.options.tolerance_m, residual,

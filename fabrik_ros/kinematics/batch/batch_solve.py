@@ -10,6 +10,7 @@ closed-form rows (batch_closed_form.py), and the work done.
 """
 
 from collections.abc import Callable
+import math
 
 import numpy as np
 
@@ -238,18 +239,23 @@ def assemble(arm: BatchArm, yaw: np.ndarray, pitch: np.ndarray,
              seeds: np.ndarray | None) -> np.ndarray:
     """Return (M, n_joints) angles: the yaw, pitch angles in range, rolls from seed or home.
 
-    Angles are taken into each joint's range by whole turns (:meth:`Joint.position` of a
-    joint's geometric view), else to the nearer limit.
+    The yaws are turned into the range already (or a limit). A pitch angle is taken into its
+    joint's range by whole turns (:meth:`Joint.positions` of its geometric view); where the
+    range lies within [-pi, pi], the solver's angles (phases, in (-pi, pi]) need no turn and a
+    clip does (as fast as before ranges could cross +-pi).
     """
     angles = np.tile(arm.home, (len(yaw), 1)) if seeds is None else seeds.copy()
-    planar = pitch.copy()
-    planar[:, -1] -= arm.tool_turn_rad
-    column = iter(planar.T)
-    for index, joint in enumerate(arm.joints):
-        if joint.kind is JointKind.YAW:
-            angles[:, index] = joint.positions(yaw)
-        elif joint.kind is JointKind.PITCH:
-            angles[:, index] = joint.positions(next(column))
+    pitch_index = [i for i, j in enumerate(arm.joints) if j.kind is JointKind.PITCH]
+    if arm.joints[0].kind is JointKind.YAW:
+        angles[:, 0] = np.clip(yaw, arm.joints[0].min_rad, arm.joints[0].max_rad)
+    for column, index in enumerate(pitch_index):
+        joint, values = arm.joints[index], pitch[:, column]
+        if index == pitch_index[-1] and arm.tool_turn_rad != 0.0:
+            values = values - arm.tool_turn_rad
+        elif -math.pi <= joint.min_rad and joint.max_rad <= math.pi:
+            angles[:, index] = np.clip(values, joint.min_rad, joint.max_rad)
+            continue
+        angles[:, index] = joint.positions(values)
     return angles
 
 
