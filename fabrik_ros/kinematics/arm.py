@@ -163,7 +163,7 @@ class Arm:
         start = self.model.home if seed is None else self._geometric(self._clamped_seed(seed))
         roll = self.model.roll_of(start)
         result = self._solve(aim, goal, start, seed is not None, roll, ask)
-        if result.reached or not self.model.roll_moves_tool:
+        if result.reached or not self._another_roll_may_reach(result):
             return result
         return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
 
@@ -224,6 +224,16 @@ class Arm:
             return None
         return IkResult(np.array(self._angles_of(first.yaw_rad, chain_angles, plane, start)),
                         np.array(position), True, error, 0, StopReason.REACHED)
+
+    def _another_roll_may_reach(self, kept: IkResult) -> bool:
+        """Return True when turning the roll could bring the tool onto the target.
+
+        Turning the roll moves the tool point by at most twice its offset from the roll axis,
+        whatever the other joints: a target farther than that beyond the kept roll's closest
+        pose is out of every roll's reach (and answered at once, the roll kept).
+        """
+        reach = 2.0 * self.offsets.tool_offset_m + self.options.tolerance_m
+        return self.model.roll_moves_tool and kept.residual_m <= reach
 
     def _planes_differ(self, plane: RollPlane) -> bool:
         """Return True when another yaw plane may come closer to a target the first misses.

@@ -17,6 +17,7 @@ import yourdfpy
 from fabrik_ros.kinematics import Arm, Joint, JointKind, Link, ServoMap
 from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
+from test.kinematics.reference import tool_points
 
 SEEDS = range(12)
 
@@ -119,12 +120,13 @@ def test_cold_solves_answer_in_the_urdf_convention(seed: int):
 
 @pytest.mark.parametrize('seed', SEEDS)
 def test_far_targets_get_the_closest_pose_a_dense_sample_finds(seed: int):
+    """Out of every roll's reach the roll stays where it is: closest at the home roll."""
     arm = random_arm(seed)
     rng = np.random.default_rng(400 + seed)
-    sample = random_positions(arm, rng, 200_000)
-    tools = arm.model.tool_points(np.array([[j.geometric(a) for j, a in zip(arm.joints, row,
-                                                                             strict=True)]
-                                            for row in sample[:20_000]]))
+    sample = random_positions(arm, rng, 20_000)
+    rolls = [i for i, j in enumerate(arm.joints) if j.kind is JointKind.ROLL]
+    sample[:, rolls] = arm.home[rolls]
+    tools = tool_points(arm, sample)
     base = np.array(arm.offsets.base_xyz_m)
     for _ in range(5):
         direction = rng.normal(size=3)
@@ -184,3 +186,27 @@ def test_another_roll_is_taken_only_when_it_alone_reaches():
     assert nearest.reached and nearest.angles_rad[2] == pytest.approx(0.0, abs=1e-9)
     stays = arm.ik(arm.fk([0.2, -0.1, 0.5])[-1], seed=[0.0, 0.0, 0.5])
     assert stays.reached and stays.angles_rad[2] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize('seed', [s for s in SEEDS if s % 3 != 2])
+def test_turning_the_roll_moves_the_tool_by_at_most_twice_its_offset(seed: int):
+    """The bound that lets a target beyond it skip the search over rolls."""
+    arm = random_arm(seed)
+    rng = np.random.default_rng(600 + seed)
+    roll = len(arm.joints) - 1
+    low, high = arm.joints[roll].min_rad, arm.joints[roll].max_rad
+    for positions in random_positions(arm, rng, 50):
+        turned = positions.copy()
+        turned[roll] = rng.uniform(low, high)
+        moved = np.linalg.norm(arm.fk(turned)[-1] - arm.fk(positions)[-1])
+        assert moved <= 2.0 * arm.offsets.tool_offset_m + 1e-12
+
+
+def test_a_target_beyond_every_roll_keeps_the_roll_and_is_answered_at_once():
+    arm = random_arm(0)
+    seed = arm.home.copy()
+    seed[-1] = arm.joints[-1].min_rad + 0.3
+    far = np.array(arm.offsets.base_xyz_m) + np.array([2.0, 1.0, 0.5])
+    result = arm.ik(far, seed=seed)
+    assert not result.reached and result.angles_rad[-1] == pytest.approx(seed[-1])
+    assert result.iterations < 100
