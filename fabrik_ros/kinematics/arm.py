@@ -310,7 +310,9 @@ class Arm:
         """Solve many targets at once, vectorised (workspace maps, trajectory tables).
 
         Each row takes the steps :meth:`ik` takes for that target (without approach, pole or a
-        per-call bend, and keeping the seed's roll), on numpy arrays.
+        per-call bend, and keeping the seed's roll), on numpy arrays. On an arm whose tool
+        sits off the roll axis, seeds holding more than a few rolls are solved row by row
+        with :meth:`ik` (each roll has a chain of its own).
 
         :param targets: (N, 3) points in the base frame [m]
         :param seeds: (N, n_joints) positions [rad] to warm-start each target from, as
@@ -322,10 +324,13 @@ class Arm:
             checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
         base = np.array(self.offsets.base_xyz_m)
         aims = rows_within_reckoning(goals - base if base.any() else goals)
+        groups = self._roll_groups(geometric, len(goals))
+        if len(groups) > _ROLL_GROUPS_BATCHED:
+            return self._row_by_row(goals, seeds)
         angles = np.empty((len(goals), len(self.joints)))
         positions = np.empty((len(goals), 3))
         iterations = np.zeros(len(goals), dtype=int)
-        for roll, rows in self._roll_groups(geometric, len(goals)):
+        for roll, rows in groups:
             plane = self.model.plane_for(roll)
             view = BatchArm(self.model.joints, self.options, np.array(self.model.home),
                             plane.planar, plane.lateral_m, plane.tool_turn_rad)
@@ -340,6 +345,15 @@ class Arm:
             residual = np.hypot.reduce(positions - goals, axis=-1)
         return BatchIkResult(angles, positions, residual <= self.options.tolerance_m, residual,
                              iterations)
+
+    def _row_by_row(self, goals: np.ndarray, seeds: Any) -> BatchIkResult:
+        """Return :meth:`ik`'s answer for each row (seeds of many rolls: a chain each)."""
+        answers = [self.ik(goal, seed) for goal, seed in zip(goals, seeds, strict=True)]
+        return BatchIkResult(np.array([a.angles_rad for a in answers]),
+                             np.array([a.position_m for a in answers]),
+                             np.array([a.reached for a in answers]),
+                             np.array([a.residual_m for a in answers]),
+                             np.array([a.iterations for a in answers]))
 
     def _roll_groups(self, geometric: np.ndarray | None,
                      count: int) -> list[tuple[float, np.ndarray]]:
@@ -427,6 +441,10 @@ class _Ask(NamedTuple):
 
 
 _IKS_KEPT = 64
+_ROLL_GROUPS_BATCHED = 8
+"""A batch whose seeds hold more rolls than this (on an arm whose tool sits off the roll axis,
+where each roll has a chain of its own) is solved row by row: a chain per row costs more than
+the arrays save."""
 
 
 def load_arm(path: str | Path) -> Arm:

@@ -210,3 +210,17 @@ def test_a_target_beyond_every_roll_keeps_the_roll_and_is_answered_at_once():
     result = arm.ik(far, seed=seed)
     assert not result.reached and result.angles_rad[-1] == pytest.approx(seed[-1])
     assert result.iterations < 100
+
+
+def test_a_batch_seeded_with_many_rolls_answers_as_single_solves():
+    """Each roll has a chain of its own: many rolls are solved row by row, as ik does."""
+    arm = random_arm(4)
+    rng = np.random.default_rng(9)
+    positions = random_positions(arm, rng, 30)
+    targets = np.array([arm.fk(p)[-1] for p in positions])
+    batch = arm.ik_batch(targets, positions)
+    for row, (target, seed) in enumerate(zip(targets, positions, strict=True)):
+        single = arm.ik(target, seed)
+        assert np.allclose(batch.angles_rad[row], single.angles_rad, atol=1e-12)
+        assert batch.reached[row] == single.reached
+    assert batch.reached.all()
