@@ -29,6 +29,7 @@ from fabrik_ros.kinematics.single.arm_ik import (
     candidate_planes,
     PlanarAnswer,
     Plane,
+    planes_differ,
     stop_reason,
     turn_to_target,
 )
@@ -36,7 +37,6 @@ from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
-from fabrik_ros.kinematics.single.seed_step import step_to
 from fabrik_ros.kinematics.single.yaw_branches import turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
@@ -181,7 +181,8 @@ class Arm:
             quick = ik.quick(yaw, aim, bend=ask.bend, pole=ask.pole)
             if quick is not None:
                 result = self._closed_form_result(plane, start, *quick, goal)
-                if result.reached or not self._planes_differ(plane):
+                if result.reached or yaw is None or not planes_differ(plane.planar.chain,
+                                                                      plane.lateral_m):
                     return result
         planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
                                   plane.lateral_m)
@@ -207,23 +208,12 @@ class Arm:
                    goal: Vec3) -> IkResult | None:
         """Return the seed moved onto the target in the first plane by least motion, or None.
 
-        See :mod:`seed_step`: the first attempt from a seed, before FABRIK's.
+        See :mod:`seed_step`: the first attempt from a seed, before FABRIK's; the float path
+        (:meth:`QuickSolver.step`) takes it the same way.
         """
-        tolerance = self.options.tolerance_m
-        if first.off_plane_m >= tolerance:
-            return None
-        in_plane = math.sqrt(tolerance * tolerance - first.off_plane_m * first.off_plane_m)
-        found = step_to(plane.planar.chain, self._planar_angles(start, plane), first.target,
-                        in_plane)
-        if found is None:
-            return None
-        chain_angles, tip = found
-        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, first.yaw_rad)
-        error = math.dist(position, goal)
-        if error > tolerance:
-            return None
-        return IkResult(np.array(self._angles_of(first.yaw_rad, chain_angles, plane, start)),
-                        np.array(position), True, error, 0, StopReason.REACHED)
+        positions = [float(j.position(g)) for j, g in zip(self.joints, start, strict=True)]
+        return self._quick.step((goal.x, goal.y, goal.z), positions, start, plane,
+                                first.yaw_rad, first.target, first.off_plane_m)
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
         """Return True when turning the roll could bring the tool onto the target.
@@ -234,16 +224,6 @@ class Arm:
         """
         reach = 2.0 * self.offsets.tool_offset_m + self.options.tolerance_m
         return self.model.roll_moves_tool and kept.residual_m <= reach
-
-    def _planes_differ(self, plane: RollPlane) -> bool:
-        """Return True when another yaw plane may come closer to a target the first misses.
-
-        With the shoulder on the yaw axis and the plane through it, the stretched pose toward
-        a target out of reach is the closest in every plane; off the axis, reaching over the
-        top may be nearer (or reach).
-        """
-        return self.model.yaw is not None and (plane.lateral_m != 0.0
-                                               or plane.planar.chain.base.real != 0.0)
 
     def _other_rolls(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool,
                      roll: float, ask: '_Ask', kept: IkResult) -> IkResult:

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 TINY = 1e-12
+TURN = 2.0 * math.pi
+"""A whole turn [rad]: angles that differ by it are one direction."""
 
 Scalar = Any
 """A float, a complex, a Vec3, or a numpy array of floats or complex numbers (one per row)."""
@@ -106,4 +108,4 @@ def wrap(angle_rad: Scalar) -> Scalar:
     >>> round(wrap(3 * math.pi / 2), 6)
     -1.570796
     """
-    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
+    return (angle_rad + math.pi) % TURN - math.pi

@@ -78,17 +78,28 @@ class QuickSolver:
         if yaw is None:
             return None
         target_in_plane, off_plane = plane_coordinates(yaw, x, y, z, plane.lateral_m)
+        return self.step(goal, start, geometric, plane, yaw, target_in_plane, off_plane)
+
+    def step(self, goal: tuple[float, float, float], positions: list[float],
+             geometric: Sequence[float], plane: RollPlane, yaw: float, target_in_plane: complex,
+             off_plane_m: float) -> IkResult | None:
+        """Return the seed's least-motion steps onto the target in one plane, or None.
+
+        :param positions: the seed's joint positions (the joints the steps leave keep theirs)
+        :param geometric: the same as geometric angles
+        :param yaw: the plane's yaw; ``target_in_plane`` and ``off_plane_m`` the target in it
+        """
         tolerance = self._tolerance
-        if off_plane >= tolerance:
+        if off_plane_m >= tolerance:
             return None
-        chain_angles = [geometric[i] for i in model.pitch_index]
+        chain_angles = [geometric[i] for i in self._model.pitch_index]
         chain_angles[-1] += plane.tool_turn_rad
         found = step_to(plane.planar.chain, chain_angles, target_in_plane,
-                        math.sqrt(tolerance * tolerance - off_plane * off_plane))
+                        math.sqrt(tolerance * tolerance - off_plane_m * off_plane_m))
         if found is None:
             return None
         moved, tip = found
-        return self._answer(goal, start, yaw, moved, tip, plane)
+        return self._answer(goal, positions, yaw, moved, tip, plane)
 
     def _nearest_yaw(self, x: float, y: float, lateral: float, seed_yaw: float) -> float | None:
         """Return the first plane's yaw of a seeded solve, None where it is a yaw limit.

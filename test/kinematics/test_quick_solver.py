@@ -14,9 +14,14 @@ NO_EVEN_ARC = {'al5d'}          # its elbow bends backwards: never an even arc
 
 
 def general(arm: Arm) -> Arm:
-    """Return a copy of ``arm`` whose solves never take the float paths."""
+    """Return a copy of ``arm`` whose solves never take the float paths.
+
+    The general solver keeps the seed's step (its own first attempt from a seed), not the
+    float path's choice of plane, reading of the seed and assembly of the answer around it.
+    """
     copy = arm.with_options()
-    none = SimpleNamespace(cold=lambda target: None, seeded=lambda target, seed: None)
+    none = SimpleNamespace(cold=lambda target: None, seeded=lambda target, seed: None,
+                           step=copy._quick.step)
     object.__setattr__(copy, '_quick', none)
     return copy
 

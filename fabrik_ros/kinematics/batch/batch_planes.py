@@ -4,10 +4,10 @@ import numpy as np
 
 from fabrik_ros.kinematics.batch.batch_arm import BatchArm
 from fabrik_ros.kinematics.description.joint import JointKind
-from fabrik_ros.kinematics.elementwise import wrap
+from fabrik_ros.kinematics.elementwise import TURN, wrap
 from fabrik_ros.kinematics.single.arm_ik import plane_coordinates, reach_bound
 from fabrik_ros.kinematics.single.chain import Chain
-from fabrik_ros.kinematics.single.yaw_branches import branch_headings, first_turn, TURN
+from fabrik_ros.kinematics.single.yaw_branches import branch_headings, first_turn
 
 _SAME_RAD = 1e-12
 

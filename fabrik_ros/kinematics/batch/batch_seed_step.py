@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from fabrik_ros.kinematics.elementwise import rotation
+from fabrik_ros.kinematics.elementwise import rotation, TURN
 from fabrik_ros.kinematics.single.chain import Chain
 from fabrik_ros.kinematics.single.seed_step import (
     DAMPING_M2,
@@ -10,8 +10,6 @@ from fabrik_ros.kinematics.single.seed_step import (
     SETTLED,
     STEPS,
 )
-
-_TURN = 2.0 * np.pi
 
 
 def batch_step_to(chain: Chain[complex], angles: np.ndarray, target: np.ndarray,
@@ -61,7 +59,7 @@ def batch_step_to(chain: Chain[complex], angles: np.ndarray, target: np.ndarray,
     ok = ~failed & (np.abs(error) <= tolerance_m)
     for index, constraint in enumerate(chain.constraints):
         low = constraint.min_rad
-        offset = (moved[:, index] - low) % _TURN
+        offset = (moved[:, index] - low) % TURN
         ok &= offset <= constraint.max_rad - low
         moved[:, index] = np.where(ok, low + offset, moved[:, index])
     return ok, moved, point

@@ -33,6 +33,7 @@ from fabrik_ros.kinematics.single.arm_ik import (
     bend_side,
     PlanarAnswer,
     Plane,
+    planes_differ,
     seed_options,
 )
 from fabrik_ros.kinematics.single.chain import planar_points, planar_pose
@@ -50,22 +51,14 @@ def solve_batch(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None = N
     preferred = None if seeds is None else seeds[:, 0]
     first = solve_plane(arm, targets, first_yaws(arm, targets, preferred), seeds, True)
     unreached = first.error > arm.options.tolerance_m
-    rows = np.flatnonzero(unreached if planes_differ(arm) else unreached & np.isnan(first.tip))
+    rows = np.flatnonzero(unreached if planes_differ(arm.planar.chain, arm.lateral_m)
+                          else unreached & np.isnan(first.tip))
     if rows.size:
         other_planes(arm, targets, seeds, rows, first)
     positions = tool_points(arm, first.angles, first.tip)
     error = distances(positions, targets)
     return BatchIkResult(first.angles, positions, error <= arm.options.tolerance_m, error,
                          first.iterations)
-
-
-def planes_differ(arm: BatchArm) -> bool:
-    """Return True when a closed-form miss in the first plane may be beaten in another.
-
-    As Arm's rule: with the shoulder on the yaw axis and the plane through it, the stretched
-    pose is the closest in every plane.
-    """
-    return arm.lateral_m != 0.0 or arm.planar.chain.base.real != 0.0
 
 
 def other_planes(arm: BatchArm, targets: np.ndarray, seeds: np.ndarray | None, rows: np.ndarray,

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-_TURN = 2.0 * math.pi
+from fabrik_ros.kinematics.elementwise import TURN
 
 
 class JointKind(enum.Enum):
@@ -63,16 +63,16 @@ class Joint:
         0.5
         """
         low, high = self._geometric_range
-        turned = low + (geometric_rad - low) % _TURN
+        turned = low + (geometric_rad - low) % TURN
         if turned > high:
-            turned = high if turned - high <= low + _TURN - turned else low
+            turned = high if turned - high <= low + TURN - turned else low
         return min(max((turned - self.zero_rad) * self.direction, self.min_rad), self.max_rad)
 
     def positions(self, geometric_rad: np.ndarray) -> np.ndarray:
         """Return :meth:`position` of each of an array of geometric angles."""
         low, high = self._geometric_range
-        turned = low + (geometric_rad - low) % _TURN
-        nearer_high = turned - high <= low + _TURN - turned
+        turned = low + (geometric_rad - low) % TURN
+        nearer_high = turned - high <= low + TURN - turned
         turned = np.where(turned > high, np.where(nearer_high, high, low), turned)
         return np.clip((turned - self.zero_rad) * self.direction, self.min_rad, self.max_rad)
 

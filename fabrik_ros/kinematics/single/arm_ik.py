@@ -301,6 +301,16 @@ def turn_to_target(ik: ArmIk, yaw: Joint, target: Vec3, answer: PlanarAnswer, *,
 _TURN_ROUNDS = 4
 
 
+def planes_differ(chain: Chain[complex], lateral_m: float) -> bool:
+    """Return True when another yaw plane may come closer to a target the first one misses.
+
+    With the shoulder on the yaw axis and the plane through it, the stretched pose toward a
+    target out of reach is the closest in every plane; off the axis, reaching over the top may
+    be nearer (or reach).
+    """
+    return lateral_m != 0.0 or chain.base.real != 0.0
+
+
 def plane_bound(plane: Plane, chain: Chain[complex]) -> float:
     """Return a lower bound of the residual any pose in ``plane`` can have [m]."""
     return float(reach_bound(plane.target, plane.off_plane_m, chain))

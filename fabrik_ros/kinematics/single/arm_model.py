@@ -163,27 +163,6 @@ class ArmModel:
         tip = points[-1] + direction * self.tool_vector(roll)
         return self.to_base(tip.real, self.lateral_m(roll), tip.imag, yaw)
 
-    def tool_points(self, angles: np.ndarray) -> np.ndarray:
-        """Return the (N, 3) tool points [m] of (N, n_joints) geometric angles."""
-        count = len(angles)
-        yaw = angles[:, 0] if self.yaw is not None else np.zeros(count)
-        roll = angles[:, self.roll_index] if self.roll_index is not None else np.zeros(count)
-        direction = np.ones(count, dtype=complex)
-        point = np.full(count, self.shoulder, dtype=complex)
-        for step, index in enumerate(self.pitch_index):
-            direction = direction * np.exp(1j * angles[:, index])
-            if step < len(self.lengths):
-                point = point + self.lengths[step] * direction
-        offsets = self.offsets
-        across = offsets.roll_axis_offset_m + offsets.tool_offset_m * np.cos(roll)
-        tip = point + direction * (self.tool_length_m + 1j * across)
-        lateral = offsets.lateral_offset_m - offsets.tool_offset_m * np.sin(roll)
-        cos, sin = np.cos(yaw), np.sin(yaw)
-        base = np.array(offsets.base_xyz_m)
-        points: np.ndarray = base + np.stack(
-            [tip.real * cos - lateral * sin, tip.real * sin + lateral * cos, tip.imag], axis=1)
-        return points
-
     def _pitch_points(self, pitches: Sequence[float]) -> tuple[list[complex], complex]:
         """Return the pitch axes' points in the plane and the last pitch link's direction."""
         point, direction = self.shoulder, 1 + 0j

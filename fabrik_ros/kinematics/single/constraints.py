@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
 
-from fabrik_ros.kinematics.elementwise import pick
+from fabrik_ros.kinematics.elementwise import pick, TURN
 from fabrik_ros.kinematics.vec3 import Vec3
 
 D = TypeVar('D')
-_TURN = 2.0 * math.pi
 
 
 class Constraint(Protocol[D]):
@@ -120,7 +119,7 @@ class Hinge2D:
         """Check the range and precompute both arcs."""
         if not (math.isfinite(self.min_rad) and math.isfinite(self.max_rad)):
             raise ValueError(f'hinge range [{self.min_rad!r}, {self.max_rad!r}] must be finite')
-        if not self.min_rad < self.max_rad <= self.min_rad + _TURN:
+        if not self.min_rad < self.max_rad <= self.min_rad + TURN:
             raise ValueError(f'hinge range [{self.min_rad!r}, {self.max_rad!r}] must satisfy '
                              'min < max <= min + 2 pi')
         object.__setattr__(self, 'arc', Arc(self.min_rad, self.max_rad))
@@ -145,7 +144,7 @@ class Hinge2D:
         >>> Hinge2D(2.0, 4.0).contains(-3.0), Hinge2D(2.0, 4.0).contains(0.0)
         (True, False)
         """
-        inside: bool = (angle_rad - self.min_rad + slack_rad) % _TURN <= self._span + 2 * slack_rad
+        inside: bool = (angle_rad - self.min_rad + slack_rad) % TURN <= self._span + 2 * slack_rad
         return inside
 
 

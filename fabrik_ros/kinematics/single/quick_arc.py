@@ -15,10 +15,8 @@ from dataclasses import dataclass, field
 import math
 
 from fabrik_ros.kinematics.description.joint import Joint
-from fabrik_ros.kinematics.elementwise import interpolate
+from fabrik_ros.kinematics.elementwise import interpolate, TURN
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
-
-_TURN = 2.0 * math.pi
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ class QuickArc:
         angle = cmath.phase(aim) - cmath.phase(chord)
         angles = []
         for low, width in self._hinges:
-            offset = (angle - low) % _TURN
+            offset = (angle - low) % TURN
             if offset > width:
                 return None
             angles.append(low + offset)
@@ -106,8 +104,8 @@ class QuickArc:
             turn = math.asin(lateral / distance)
             along = math.sqrt(distance * distance - lateral * lateral)
         low, high = self.yaw.min_rad, self.yaw.max_rad
-        facing = low + (azimuth - turn - low) % _TURN
+        facing = low + (azimuth - turn - low) % TURN
         if facing <= high:
             return facing, along
-        over = low + (azimuth + math.pi + turn - low) % _TURN
+        over = low + (azimuth + math.pi + turn - low) % TURN
         return (over if over <= high else None), -along

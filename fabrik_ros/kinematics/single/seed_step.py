@@ -14,6 +14,7 @@ same steps on arrays.
 import cmath
 from collections.abc import Sequence
 
+from fabrik_ros.kinematics.elementwise import TURN
 from fabrik_ros.kinematics.single.chain import Chain
 
 STEPS = 8
@@ -25,7 +26,6 @@ SETTLED = 0.05
 the default 0.1 mm): from a seed a millimetre away, one step gets there."""
 LARGEST_STEP_RAD = 0.5
 """A step turning a joint further than this means the seed is no near answer: give up."""
-_TURN = 2.0 * cmath.pi
 
 
 def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
@@ -69,7 +69,7 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
         return None
     for index, constraint in enumerate(chain.constraints):
         low = constraint.min_rad
-        offset = (moved[index] - low) % _TURN
+        offset = (moved[index] - low) % TURN
         if offset > constraint.max_rad - low:
             return None
         moved[index] = low + offset

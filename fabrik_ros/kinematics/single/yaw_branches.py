@@ -12,9 +12,7 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.elementwise import pick, Scalar, TINY, wrap
-
-TURN = 2.0 * math.pi
+from fabrik_ros.kinematics.elementwise import pick, Scalar, TINY, TURN, wrap
 
 
 def branch_headings(x: Scalar, y: Scalar, lateral_m: float) -> tuple[Scalar, Scalar]:
