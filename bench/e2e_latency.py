@@ -196,7 +196,7 @@ class Rig:
         pulses = []
         for stamp, yaw in heard:
             home[self.sweep.joint] = yaw
-            pulse = self.arm.servo_map.to_pulses(home).pulses_us[self.sweep.joint]
+            pulse = self.arm.servo_map.to_units(home).units[self.sweep.joint]
             pulses.append((stamp, round(float(pulse))))
         return pulses
 

@@ -79,7 +79,7 @@ class YawSweep:
 
     def pulse(self, index: int) -> int:
         """Return the yaw pulse of target ``index`` [µs]."""
-        home = float(self.arm.servo_map.to_pulses(self.arm.home).pulses_us[self.joint])
+        home = float(self.arm.servo_map.to_units(self.arm.home).units[self.joint])
         low = round(home) - self.step_us * (self.per_ramp // 2)
         phase = self._moved(index) % (2 * self.per_ramp)
         if phase < self.per_ramp:
@@ -93,7 +93,7 @@ class YawSweep:
 
     def points(self) -> list[tuple[float, float, float]]:
         """Return the target point of each index in one period [m]."""
-        pulses = np.asarray(self.arm.servo_map.to_pulses(self.arm.home).pulses_us, dtype=float)
+        pulses = np.asarray(self.arm.servo_map.to_units(self.arm.home).units, dtype=float)
         out = []
         for index in range(self.period):
             pulses[self.joint] = self.pulse(index)
@@ -112,7 +112,7 @@ class YawSweep:
         for index, point in enumerate(self.points()):
             result = self.arm.ik(point, seed)
             seed = result.angles_rad
-            pulse = round(float(self.arm.servo_map.to_pulses(result.angles_rad).pulses_us[
+            pulse = round(float(self.arm.servo_map.to_units(result.angles_rad).units[
                 self.joint]))
             if not result.reached or pulse != self.pulse(index):
                 raise ValueError(f'sweep target {index} {point}: reached={result.reached}, '

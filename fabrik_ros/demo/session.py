@@ -190,7 +190,7 @@ class DemoSession:
         return float(np.linalg.norm(tip - step.points[-1])) < _ARRIVED_M
 
     def _wait_board(self, angles, what: str) -> None:
-        expected = self._layout.pulse_vector(self._arm.servo_map.to_pulses(angles))
+        expected = self._layout.pulse_vector(self._arm.servo_map.to_units(angles))
         self._spin_until(lambda: list(self._pins()) == expected, what)
 
     def _pins(self) -> tuple[int, ...]:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import math
 from typing import Optional
 
-from fabrik_ros.kinematics import Arm, ArmConfigError, AuxServo, PulseCommand
+from fabrik_ros.kinematics import Arm, ArmConfigError, AuxServo, ServoCommand
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.protocols.dialects import dialect_type
 from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US
@@ -46,7 +46,7 @@ class BoardLayout:
             mask |= 1 << channel
         return mask
 
-    def pulse_vector(self, command: PulseCommand,
+    def pulse_vector(self, command: ServoCommand,
                      aux_us: Optional[Mapping[int, int]] = None) -> list[int]:
         """Return one whole-µs pulse per channel: the joints', the auxiliaries', else 0.
 
@@ -54,7 +54,7 @@ class BoardLayout:
             the others stay at their home pulse
         """
         pulses = [0] * self.channels
-        for channel, pulse in zip(self.joint_channels, command.pulses_us, strict=True):
+        for channel, pulse in zip(self.joint_channels, command.units, strict=True):
             low, high = self.limits_us[channel]
             pulses[channel] = min(max(round(float(pulse)), low), high)
         for channel, pulse in self.aux_pulses_us:

@@ -26,7 +26,7 @@ def report_confirms(reported_us: Sequence[float], commanded_us: FloatVector,
 
     :param reported_us: the joints' pulses the board reports [µs]
     :param commanded_us: the joints' pulses last sent [µs], in the same order (a sequence,
-        or the array of a :class:`~fabrik_ros.kinematics.PulseCommand`)
+        or the array of a :class:`~fabrik_ros.kinematics.ServoCommand`)
     :param resolution_us: the step of the board's reports [µs]
     """
     tolerance_us = resolution_us / 2.0 + 0.5

@@ -4,8 +4,8 @@ from fabrik_ros.kinematics.arm import Arm, load_arm
 from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.description.servo_map import (
     AuxServo,
-    PulseCommand,
     ServoCalibration,
+    ServoCommand,
     ServoMap,
 )
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError, TargetError
@@ -20,7 +20,7 @@ from fabrik_ros.kinematics.vec3 import Vec3
 __all__ = [
     'Arm', 'ArmConfigError', 'AuxServo', 'BatchIkResult', 'Bend', 'Chain', 'ChainSolution',
     'FabrikSolver', 'FREE', 'Hinge2D', 'Hinge3D', 'IkResult', 'Joint', 'JointKind', 'Link',
-    'load_arm', 'planar_angles', 'planar_points', 'PulseCommand', 'ServoCalibration',
+    'load_arm', 'planar_angles', 'planar_points', 'ServoCalibration', 'ServoCommand',
     'ServoMap', 'solve_planar_chain', 'SolverOptions', 'SolverOptionsError', 'StopReason',
     'TargetError', 'Vec3',
 ]

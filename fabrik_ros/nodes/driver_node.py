@@ -396,7 +396,7 @@ class ServoDriverNode(ConfiguredNode):
     def _send(self, send: Optional[Send]) -> None:
         if send is None:
             return
-        command = self._arm.servo_map.to_pulses(send.angles_rad)
+        command = self._arm.servo_map.to_units(send.angles_rad)
         if command.clamped:
             self.get_logger().warning(f'servo pulses clamped for {list(command.clamped)}',
                                       throttle_duration_sec=_WARN_EVERY_S)
@@ -433,7 +433,7 @@ class ServoDriverNode(ConfiguredNode):
             return sent, 'commanded'
         pulses, resolution_us = reported
         if sent is not None and report_confirms(
-                pulses, self._arm.servo_map.to_pulses(sent).pulses_us, resolution_us):
+                pulses, self._arm.servo_map.to_units(sent).units, resolution_us):
             return sent, f'commanded, confirmed by the board ({resolution_us:g} us steps)'
         angles = tuple(float(a) for a in self._arm.servo_map.to_angles(pulses))
         return angles, f'board ({resolution_us:g} us steps)'

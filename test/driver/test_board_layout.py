@@ -17,7 +17,7 @@ def test_the_reference_arm_uses_channels_0_to_3():
     assert (layout.channels, layout.joint_channels) == (4, (0, 1, 2, 3))
     assert layout.limits_us == ((500, 2500),) * 4
     assert layout.enable_mask == 0b1111
-    assert layout.pulse_vector(ARM_4DOF.servo_map.to_pulses(ARM_4DOF.home)) == [1500] * 4
+    assert layout.pulse_vector(ARM_4DOF.servo_map.to_units(ARM_4DOF.home)) == [1500] * 4
 
 
 def test_an_auxiliary_gripper_is_held_at_its_home_pulse_within_its_own_limits():
@@ -26,7 +26,7 @@ def test_an_auxiliary_gripper_is_held_at_its_home_pulse_within_its_own_limits():
     assert layout.enable_mask == 0b111111
     assert layout.limits_us[3] == (600, 2400)
     assert layout.limits_us[5] == (1000, 2000)
-    pulses = layout.pulse_vector(ARM_6SERVO.servo_map.to_pulses(ARM_6SERVO.home))
+    pulses = layout.pulse_vector(ARM_6SERVO.servo_map.to_units(ARM_6SERVO.home))
     assert pulses[5] == 1500
     assert all(low <= p <= high for p, (low, high) in zip(pulses, layout.limits_us,
                                                            strict=True))

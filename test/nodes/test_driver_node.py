@@ -31,7 +31,7 @@ FEEDBACK_RAD = 0.02
 
 
 def _pulses(angles) -> list[int]:
-    return LAYOUT.pulse_vector(ARM.servo_map.to_pulses(angles))
+    return LAYOUT.pulse_vector(ARM.servo_map.to_units(angles))
 
 
 class DriverRig:
@@ -269,7 +269,7 @@ def test_a_six_servo_arm_holds_its_gripper_at_home_and_maps_a_reversed_servo(mak
     rig = make_rig(Protocol.NATIVE, config=config,
                    extra=['-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0, 20.0]'])
     pose = (0.4, 1.0, -1.2, 0.5, -0.7)
-    expected = layout.pulse_vector(arm.servo_map.to_pulses(pose))
+    expected = layout.pulse_vector(arm.servo_map.to_units(pose))
     rig.command(pose, arm.joint_names)
     rig.ros.spin_until(lambda: list(rig.board.targets()) == expected, timeout_s=10.0,
                        what='the six channels to hold the pose and the gripper home')
@@ -432,7 +432,7 @@ def test_the_gripper_moves_by_name_clamped_to_its_range_and_unknown_names_are_sa
     arm = load_arm(config)
     rig = make_rig(Protocol.NATIVE, config=config,
                    extra=['-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0, 20.0]'])
-    home = BoardLayout.of(arm).pulse_vector(arm.servo_map.to_pulses(arm.home))
+    home = BoardLayout.of(arm).pulse_vector(arm.servo_map.to_units(arm.home))
     rig.ros.spin_until(lambda: list(rig.board.targets()) == home, timeout_s=10.0,
                        what='the arm and the gripper home')
     rig.command((0.25,), names=['gripper'])
@@ -442,7 +442,7 @@ def test_the_gripper_moves_by_name_clamped_to_its_range_and_unknown_names_are_sa
     rig.command((0.3, 2.0, 0.1), names=['base_yaw', 'gripper', 'finger'])
     rig.command((0.3, 2.0, 0.1), names=['base_yaw', 'gripper', 'finger'])
     expected = BoardLayout.of(arm).pulse_vector(
-        arm.servo_map.to_pulses((0.3, *arm.home[1:])), {5: 2000})
+        arm.servo_map.to_units((0.3, *arm.home[1:])), {5: 2000})
     rig.ros.spin_until(lambda: list(rig.board.targets()) == expected, timeout_s=10.0,
                        what=lambda: f'{expected} on the board, not {rig.board.targets()}')
     log = _wait_log(rig, capfd, "['finger'] not in the arm file", [])

@@ -55,7 +55,7 @@ def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(
             targets = probe.create_publisher(PointStamped, 'target_point', 10)
             ros.spin_until(lambda: targets.get_subscription_count() > 0, timeout_s=WAIT_S,
                            what=lambda: f'fabrik_arm to subscribe; its log: {log.read_text()}')
-            home = LAYOUT.pulse_vector(ARM.servo_map.to_pulses(ARM.home))
+            home = LAYOUT.pulse_vector(ARM.servo_map.to_units(ARM.home))
             assert board.wait_until(lambda b: _joint_pulses(b) == home, timeout_s=WAIT_S), (
                 f'the safe start never put the arm home: {board.targets()}')
             target = PointStamped()
@@ -64,7 +64,7 @@ def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(
             targets.publish(target)
             ros.spin_until(lambda: bool(commands), timeout_s=WAIT_S,
                            what='fabrik_ik in fabrik_arm to publish the solved joint command')
-            solved = LAYOUT.pulse_vector(ARM.servo_map.to_pulses(commands[-1].position))
+            solved = LAYOUT.pulse_vector(ARM.servo_map.to_units(commands[-1].position))
             assert solved != home
             assert board.wait_until(lambda b: _joint_pulses(b) == solved, timeout_s=WAIT_S), (
                 f'the board holds {board.targets()}, not the solved pulses {solved}')

@@ -149,7 +149,7 @@ def test_on_shutdown_home_moves_the_arm_home_before_the_driver_exits(ros, group,
                                                                      stop):
     arm = load_arm(ARM_CONFIG)
     layout = BoardLayout.of(arm)
-    home_us = layout.pulse_vector(arm.servo_map.to_pulses(arm.home))[:ARM_CHANNELS]
+    home_us = layout.pulse_vector(arm.servo_map.to_units(arm.home))[:ARM_CHANNELS]
     away = tuple(h + 0.3 for h in arm.home)
     with SimBoard(Protocol.NATIVE, link_path=str(tmp_path / 'ttyBOARD')) as board:
         process = group.start('servo_driver', *_driver_args(board.path, 'home', ros))

@@ -104,7 +104,7 @@ class Rig:
 
     def pulses(self, angles: Sequence[float]) -> list[int]:
         """Return the channel vector the driver sends for ``angles`` [µs]."""
-        return self.layout.pulse_vector(self.arm.servo_map.to_pulses(angles))
+        return self.layout.pulse_vector(self.arm.servo_map.to_units(angles))
 
     def joint_pulses(self, vector: Sequence[int]) -> list[int]:
         """Return the joints' entries of a channel vector."""

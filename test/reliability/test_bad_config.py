@@ -82,8 +82,8 @@ def _sane(path) -> str:
         result = arm.ik(point)
         if not np.all(np.isfinite(result.angles_rad)):
             return f'ik{point} gave {result.angles_rad}'
-        command = arm.servo_map.to_pulses(result.angles_rad)
-        for cal, pulse in zip(arm.servo_map.calibrations, command.pulses_us, strict=True):
+        command = arm.servo_map.to_units(result.angles_rad)
+        for cal, pulse in zip(arm.servo_map.calibrations, command.units, strict=True):
             if not cal.min_us <= pulse <= cal.max_us:
                 return f'ik{point} gave pulse {pulse} outside [{cal.min_us}, {cal.max_us}]'
     return ''

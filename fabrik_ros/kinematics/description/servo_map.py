@@ -1,4 +1,4 @@
-"""Joint angles to servo pulse widths and back, clamped and reported.
+"""Joint angles to servo units (pulse widths) and back, clamped and reported.
 
 This module and the arm loader are the only places where degrees or microseconds meet radians.
 Whatever angles come in (NaN, inf, 1e300), every pulse that goes out lies within its servo's
@@ -80,16 +80,16 @@ class AuxServo:
 
 
 @dataclass(frozen=True)
-class PulseCommand:
-    """Pulse widths for the joint servos, in joint (config) order.
+class ServoCommand:
+    """Servo units for the joint servos, in joint (config) order.
 
-    :param pulses_us: (n_joints,) pulse widths [us], each within its servo's range
-    :param channels: the board channel of each pulse
+    :param units: (n_joints,) servo units (pulse widths [us]), each within its servo's range
+    :param channels: the board channel of each value
     :param clamped: names of the joints whose angle was not finite, outside the joint limits,
-        or outside what the servo's pulse range can express
+        or outside what the servo's range can express
     """
 
-    pulses_us: np.ndarray
+    units: np.ndarray
     channels: tuple[int, ...]
     clamped: tuple[str, ...]
 
@@ -102,8 +102,13 @@ class ServoMap:
     calibrations: tuple[ServoCalibration, ...]
     aux: tuple[AuxServo, ...] = ()
 
-    def to_pulses(self, angles_rad: FloatVector) -> PulseCommand:
-        """Return the pulse widths for joint angles [rad] and the joints that were clamped.
+    @property
+    def unit(self) -> str:
+        """Return the unit the servos are driven in: ``'us'`` (pulse width)."""
+        return 'us'
+
+    def to_units(self, angles_rad: FloatVector) -> ServoCommand:
+        """Return the servo units for joint angles [rad] and the joints that were clamped.
 
         A NaN angle commands the joint's home angle; infinities go to the nearer limit.
 
@@ -118,16 +123,16 @@ class ServoMap:
             pulses[index] = cal.pulse_us(safe)
             if safe != angle or not _within(cal.unclamped_us(safe), cal.min_us, cal.max_us):
                 clamped.append(joint.name)
-        return PulseCommand(pulses, tuple(c.channel for c in self.calibrations), tuple(clamped))
+        return ServoCommand(pulses, tuple(c.channel for c in self.calibrations), tuple(clamped))
 
-    def to_angles(self, pulses_us: FloatVector) -> np.ndarray:
-        """Return the joint angles [rad] that pulse widths command (for position feedback).
+    def to_angles(self, units: FloatVector) -> np.ndarray:
+        """Return the joint angles [rad] that servo units command (for position feedback).
 
-        :raises TargetError: if a pulse is not finite or the count differs from the joints
+        :raises TargetError: if a value is not finite or the count differs from the joints
         """
-        values = _as_flat(pulses_us, len(self.joints), 'pulses_us')
+        values = _as_flat(units, len(self.joints), 'units')
         if not np.all(np.isfinite(values)):
-            raise TargetError(f'pulses_us = {values.tolist()!r}, every pulse must be finite')
+            raise TargetError(f'units = {values.tolist()!r}, every value must be finite')
         pairs = zip(self.calibrations, values, strict=True)
         return np.array([cal.angle_rad(float(pulse)) for cal, pulse in pairs])
 

@@ -43,10 +43,10 @@ def test_reference_arm_is_exactly_as_specified():
     assert arm.shoulder_height_m == 0.07
     assert [link.length_m for link in arm.links] == [0.105, 0.098, 0.06]
     assert arm.home.tolist() == pytest.approx([j.centre_rad for j in arm.joints])
-    command = arm.servo_map.to_pulses([j.min_rad for j in arm.joints])
-    assert command.pulses_us.tolist() == pytest.approx([500.0] * 4)
+    command = arm.servo_map.to_units([j.min_rad for j in arm.joints])
+    assert command.units.tolist() == pytest.approx([500.0] * 4)
     assert command.channels == (0, 1, 2, 3)
-    assert arm.servo_map.to_pulses([j.max_rad for j in arm.joints]).pulses_us.tolist() == (
+    assert arm.servo_map.to_units([j.max_rad for j in arm.joints]).units.tolist() == (
         pytest.approx([2500.0] * 4))
 
 

@@ -19,8 +19,8 @@ ANYTHING = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
 def test_every_pulse_is_within_its_servo_range_whatever_goes_in(data, name):
     arm = Arm.from_params(shipped_params(name))
     angles = data.draw(st.lists(ANYTHING, min_size=len(arm.joints), max_size=len(arm.joints)))
-    command = arm.servo_map.to_pulses(angles)
-    for pulse, cal in zip(command.pulses_us, arm.servo_map.calibrations, strict=True):
+    command = arm.servo_map.to_units(angles)
+    for pulse, cal in zip(command.units, arm.servo_map.calibrations, strict=True):
         assert cal.min_us <= pulse <= cal.max_us
     for joint, angle in zip(arm.joints, angles, strict=True):
         if not joint.contains(angle):
@@ -28,23 +28,23 @@ def test_every_pulse_is_within_its_servo_range_whatever_goes_in(data, name):
 
 
 def test_angles_within_limits_are_not_reported_clamped(arm_4dof: Arm):
-    command = arm_4dof.servo_map.to_pulses(arm_4dof.home)
+    command = arm_4dof.servo_map.to_units(arm_4dof.home)
     assert command.clamped == ()
-    assert command.pulses_us.tolist() == pytest.approx([1500.0] * 4)
+    assert command.units.tolist() == pytest.approx([1500.0] * 4)
 
 
 def test_out_of_limit_and_nan_angles_are_clamped_and_named(arm_4dof: Arm):
-    command = arm_4dof.servo_map.to_pulses([math.nan, -0.5, 3.0, math.inf])
+    command = arm_4dof.servo_map.to_units([math.nan, -0.5, 3.0, math.inf])
     assert command.clamped == ('base_yaw', 'shoulder', 'elbow', 'wrist')
-    assert command.pulses_us.tolist() == pytest.approx([1500.0, 500.0, 2500.0, 2500.0])
+    assert command.units.tolist() == pytest.approx([1500.0, 500.0, 2500.0, 2500.0])
 
 
 def test_pulse_to_angle_inverts_angle_to_pulse():
     arm = Arm.from_params(shipped_params('arm_6servo.yaml'))
     angles = np.array([0.3, 1.2, -0.7, 0.4, -0.2])
-    command = arm.servo_map.to_pulses(angles)
+    command = arm.servo_map.to_units(angles)
     assert command.clamped == ()
-    assert np.allclose(arm.servo_map.to_angles(command.pulses_us), angles)
+    assert np.allclose(arm.servo_map.to_angles(command.units), angles)
 
 
 def test_reversed_servo_and_trim_move_the_pulse_the_configured_way():
@@ -59,20 +59,20 @@ def test_servo_range_narrower_than_joint_limits_is_clamped_and_reported():
     params = shipped_params()
     params['servos']['elbow']['angle_at_max_deg'] = 100.0
     arm = Arm.from_params(params)
-    command = arm.servo_map.to_pulses([0.0, 1.0, math.radians(130.0), 0.0])
-    assert command.pulses_us[2] == 2500.0
+    command = arm.servo_map.to_units([0.0, 1.0, math.radians(130.0), 0.0])
+    assert command.units[2] == 2500.0
     assert command.clamped == ('elbow',)
 
 
 def test_non_finite_pulse_feedback_is_rejected(arm_4dof: Arm):
     with pytest.raises(TargetError) as caught:
         arm_4dof.servo_map.to_angles([1500.0, math.nan, 1500.0, 1500.0])
-    assert 'pulses_us' in str(caught.value)
+    assert 'units' in str(caught.value)
 
 
 def test_wrong_number_of_angles_is_rejected(arm_4dof: Arm):
     with pytest.raises(TargetError) as caught:
-        arm_4dof.servo_map.to_pulses([0.0, 0.0])
+        arm_4dof.servo_map.to_units([0.0, 0.0])
     assert 'has 2 values, need 4' in str(caught.value)
 
 
