@@ -58,7 +58,7 @@ from target_matching import match_frames, staleness, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.nodes.executor import executor_kind, EXECUTOR_VARIABLE  # noqa: E402
-from fabrik_ros.servo_io import Protocol  # noqa: E402
+from fabrik_ros.servo_io import Protocol, PWM_PROTOCOLS  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
 OUT = Path(__file__).parent / 'out' / 'e2e_latency.json'
@@ -407,7 +407,7 @@ def main() -> None:
     parser.add_argument('--soak', type=float, help='seconds of the 500 Hz soak')
     shipped = [Layout.TWO_PROCESS.value, Layout.COMPOSED.value]
     parser.add_argument('--layout', nargs='+', choices=shipped, default=shipped)
-    protocols = [p.value for p in Protocol]
+    protocols = [p.value for p in PWM_PROTOCOLS]
     parser.add_argument('--protocol', nargs='+', choices=protocols, default=protocols)
     parser.add_argument('--rates', nargs='+', type=int, default=RATES_HZ,
                         help='target rates [Hz]')

@@ -15,7 +15,7 @@ import threading
 import time
 
 from fabrik_ros.boardsim import SimBoard
-from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink
+from fabrik_ros.servo_io import LinkOptions, Protocol, PWM_PROTOCOLS, ServoLink
 from fabrik_ros.servo_io.protocols import maestro, native, ssc32
 
 BAUD = 115200
@@ -127,7 +127,7 @@ def main() -> None:
         print(f'  {name:55s} {size["to_board"]:3d} / {size["to_host"]:2d}  '
               f'{size["line_limit_hz"]:6.0f} Hz')
     with tempfile.TemporaryDirectory() as directory:
-        rates = {kind.value: max_rate(kind, seconds, directory) for kind in Protocol}
+        rates = {kind.value: max_rate(kind, seconds, directory) for kind in PWM_PROTOCOLS}
         rtts = {'115200 baud modelled': round_trip(seconds, directory, BAUD),
                 'pty only (no line model)': round_trip(seconds, directory, 0)}
     print(f'max command rate through ServoLink at {BAUD} baud (offered at ~5 kHz)')

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serial_bench  # noqa: E402
 
-from fabrik_ros.servo_io import Protocol  # noqa: E402
+from fabrik_ros.servo_io import Protocol, PWM_PROTOCOLS  # noqa: E402
 
 
 def command_sizes() -> dict[str, dict]:
@@ -24,7 +24,7 @@ def command_sizes() -> dict[str, dict]:
     """
     sizes = serial_bench.command_bytes()
     chosen = {}
-    for kind in Protocol:
+    for kind in PWM_PROTOCOLS:
         name = next(n for n in sizes if n.split()[0] == kind.value)
         chosen[kind.value] = {'command': name, **sizes[name]}
     return chosen

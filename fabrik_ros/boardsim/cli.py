@@ -26,7 +26,7 @@ from typing import Optional, Union
 from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.boardsim.board import SimBoard
 from fabrik_ros.process.stop import StopRequest
-from fabrik_ros.servo_io.protocols.dialect import Protocol
+from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 
 __all__ = ['SimBoard', 'build_parser', 'main', 'SimavrBuild', 'simavr_build']
 
@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help='python: the simulated board of fabrik_ros.boardsim; simavr: the '
                              'Uno firmware in the simavr simulator, native protocol only '
                              '(default: python)')
-    parser.add_argument('--protocol', choices=[p.value for p in Protocol], default='native',
+    parser.add_argument('--protocol', choices=[p.value for p in OFFERED_PROTOCOLS],
+                        default='native',
                         help='protocol the board speaks (default: native)')
     parser.add_argument('--link', help='symlink to create to the pty, e.g. ./ttyFAKE')
     parser.add_argument('--channels', type=int, default=6, help='servo outputs (default: 6)')

@@ -36,7 +36,7 @@ from fabrik_ros.demo.session import (
 from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.ros_env import isolate_ros
-from fabrik_ros.servo_io import Protocol
+from fabrik_ros.servo_io import OFFERED_PROTOCOLS, Protocol
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
 
@@ -86,7 +86,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='python -m fabrik_ros.demo',
                                      description=__doc__.splitlines()[0])
-    parser.add_argument('--protocol', choices=[p.value for p in Protocol], default='native',
+    parser.add_argument('--protocol', choices=[p.value for p in OFFERED_PROTOCOLS],
+                        default='native',
                         help='protocol of the simulated board and the driver (default: native)')
     parser.add_argument('--config', type=Path, default=DEFAULT_CONFIG,
                         help='arm parameter file (default: config/arm_4dof.yaml)')

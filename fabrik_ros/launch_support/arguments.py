@@ -25,11 +25,12 @@ from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 from fabrik_ros.launch_support import description
+from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS
 
 PACKAGE = 'fabrik_ros'
 TRUE_FALSE = ('true', 'false')
 TRUE_FALSE_AUTO = ('true', 'false', 'auto')
-PROTOCOLS = ('native', 'ssc32', 'maestro')
+PROTOCOLS = tuple(p.value for p in OFFERED_PROTOCOLS)
 BOARDS = boardsim_cli.BOARDS
 # RViz's Publish Point and 2D Goal Pose tools publish here; the launched RViz sends them to
 # the topics fabrik_ik follows instead.

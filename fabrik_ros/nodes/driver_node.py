@@ -53,6 +53,7 @@ from fabrik_ros.servo_io import (
     LinkState,
     LinkTimeout,
     NotABoard,
+    OFFERED_PROTOCOLS,
     Protocol,
     ServoLink,
     WatchdogAction,
@@ -68,7 +69,7 @@ class FinalState(enum.Enum):
 
 
 _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
-_CHOICES = {'protocol': [p.value for p in Protocol],
+_CHOICES = {'protocol': [p.value for p in OFFERED_PROTOCOLS],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [FinalState.HOLD.value, FinalState.DETACH.value]}
 _WARN_EVERY_S = 5.0

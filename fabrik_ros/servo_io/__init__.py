@@ -14,7 +14,8 @@ from typing import Any
 _SOURCES = {
     'Deadline': 'deadline',
     'Capabilities': 'protocols.dialect', 'Positions': 'protocols.dialect',
-    'Protocol': 'protocols.dialect',
+    'Protocol': 'protocols.dialect', 'PWM_PROTOCOLS': 'protocols.dialect',
+    'BUS_PROTOCOLS': 'protocols.dialect', 'OFFERED_PROTOCOLS': 'protocols.dialect',
     'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
     'LinkTimeout': 'errors', 'NotABoard': 'errors',
     'ServoLink': 'link',

@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 
 from fabrik_ros.ros_env import isolate_ros
+from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS
 from fabrik_ros.webview.token_gate import is_loopback
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
@@ -172,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument('--host', default='127.0.0.1', help='address of the page '
                         '(default: 127.0.0.1; 0.0.0.0 serves every interface)')
     parser.add_argument('--port', type=int, default=8080, help='port of the page (8080)')
-    parser.add_argument('--protocol', choices=['native', 'ssc32', 'maestro'],
+    parser.add_argument('--protocol', choices=[p.value for p in OFFERED_PROTOCOLS],
                         default='native', help='simulated board and driver protocol')
     parser.add_argument('--calibration-file', type=Path, help='where the page saves a '
                         'calibrated copy of the arm file (default: a temporary folder)')

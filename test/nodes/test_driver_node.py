@@ -15,7 +15,7 @@ from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
-from fabrik_ros.servo_io import LinkOptions, Protocol, ServoLink
+from fabrik_ros.servo_io import LinkOptions, Protocol, PWM_PROTOCOLS, ServoLink
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
@@ -110,7 +110,7 @@ def make_rig(ros, arm_args, tmp_path):
         rig.close()
 
 
-@pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS, ids=lambda p: p.value)
 def test_the_board_holds_the_servo_maps_pulses_in_every_protocol(make_rig, protocol):
     rig = make_rig(protocol)
     rig.wait_board_targets(ARM.home, 'the safe start to put the arm home')
@@ -244,7 +244,7 @@ def _put_the_arm_at_pose_b(board):
                             all(b.enabled[:4]), 5.0), 'the board never took pose B'
 
 
-@pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS, ids=lambda p: p.value)
 def test_the_safe_start_leaves_a_known_pose_slowly_toward_home(make_rig, protocol):
     started = time.monotonic()
     rig = make_rig(protocol, before_driver=_put_the_arm_at_pose_b,

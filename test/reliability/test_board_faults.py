@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from fabrik_ros.servo_io import Command, NackError, Protocol, Reply
+from fabrik_ros.servo_io import Command, NackError, Protocol, PWM_PROTOCOLS, Reply
 from test.reliability.results import record
 from test.reliability.rig import ERROR, joint_state, OK
 from test.reliability.scenarios import (
@@ -147,7 +147,7 @@ HOME_MOVE_S = 1.0
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize('protocol', list(Protocol), ids=lambda p: p.value)
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS, ids=lambda p: p.value)
 def test_a_restarted_driver_moves_home_from_where_the_board_is_without_a_jump(
         make_rig, protocol, capfd):
     """The board keeps pulsing through the restart, and the move home starts where it is."""

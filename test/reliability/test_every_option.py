@@ -20,7 +20,7 @@ from sensor_msgs.msg import JointState
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
-from fabrik_ros.servo_io import Protocol
+from fabrik_ros.servo_io import PWM_PROTOCOLS
 from test.reliability.message_fields import mutations
 from test.reliability.results import record
 from test.reliability.rig import joint_state
@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.ros]
 REACHABLE = (0.15, 0.05, 0.12)
 IK_OPTIONS = list(itertools.product(['false', 'true'], ['false', 'true'], ['false', 'true'],
                                     ['any', 'up', 'down']))
-DRIVER_OPTIONS = list(itertools.product(list(Protocol), ['hold', 'detach'],
+DRIVER_OPTIONS = list(itertools.product(PWM_PROTOCOLS, ['hold', 'detach'],
                                         ['hold', 'detach', 'home']))
 
 

@@ -21,7 +21,7 @@ from fabrik_ros.boardsim.ssc32_board import Ssc32Firmware
 from fabrik_ros.servo_io import LinkLost, LinkOptions, Protocol
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols import maestro, native
-from fabrik_ros.servo_io.protocols.dialect import Dialect
+from fabrik_ros.servo_io.protocols.dialect import Dialect, PWM_PROTOCOLS
 from fabrik_ros.servo_io.protocols.maestro_dialect import MaestroDialect
 from fabrik_ros.servo_io.protocols.native import Command, Frame, NackError
 from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
@@ -328,7 +328,7 @@ EVENTS = st.lists(st.one_of(
 
 
 @settings(max_examples=150, deadline=None)
-@given(events=EVENTS, window=st.integers(1, 4), protocol=st.sampled_from(list(Protocol)))
+@given(events=EVENTS, window=st.integers(1, 4), protocol=st.sampled_from(PWM_PROTOCOLS))
 def test_any_order_of_events_keeps_the_line_and_window_rules_and_ends_in_sync(
         events, window, protocol):
     wire = Wire(protocol, options=LinkOptions(poll_hz=20.0, max_in_flight=window,
@@ -420,7 +420,7 @@ def _carried(protocol: Protocol, data: bytes) -> set[int]:
     return {data[i + 1] for i in range(0, len(data), 4) if data[i] == maestro.SET_TARGET}
 
 
-@pytest.mark.parametrize('protocol', list(Protocol))
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS)
 def test_without_acknowledgements_each_channel_is_carried_again_every_second_one_at_a_time(
         protocol):
     wire = _pulsing(protocol)
@@ -463,7 +463,7 @@ def _is_read(protocol: Protocol, data: bytes) -> bool:
     return data[0] == maestro.GET_POSITION
 
 
-@pytest.mark.parametrize('protocol', list(Protocol))
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS)
 def test_a_position_read_holds_a_pulse_command_back_by_one_short_request_at_most(protocol):
     """Commands every 2.05 ms beside reads at 100 Hz, so their phases drift across each other.
 

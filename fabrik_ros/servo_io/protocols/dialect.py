@@ -15,11 +15,33 @@ from fabrik_ros.servo_io.protocols.native import BoardInfo, NackError, WatchdogA
 
 
 class Protocol(enum.Enum):
-    """The serial protocols a link or simulated board can speak."""
+    """The serial protocols a link or simulated board can speak.
+
+    The first three drive PWM boards (a :class:`Dialect` each, pulses in µs, ServoLink); the
+    bus protocols address serial bus servos by id in encoder counts (a codec each in
+    :mod:`.bus_codec`, BusLink): iterate over :data:`PWM_PROTOCOLS` or :data:`BUS_PROTOCOLS`,
+    not over the enum, where only one kind fits.
+    """
 
     NATIVE = 'native'    # hardware/PROTOCOL.md
     SSC32 = 'ssc32'      # Lynxmotion SSC-32U ASCII
     MAESTRO = 'maestro'  # Pololu Maestro compact protocol
+    FEETECH = 'feetech'  # Feetech STS bus servos (Dynamixel Protocol 1.0 framing)
+    DYNAMIXEL = 'dynamixel'  # Dynamixel Protocol 2.0 bus servos (X series)
+
+    @property
+    def is_bus(self) -> bool:
+        """Whether this protocol addresses bus servos by id (else a PWM board's channels)."""
+        return self in BUS_PROTOCOLS
+
+
+PWM_PROTOCOLS: tuple[Protocol, ...] = (Protocol.NATIVE, Protocol.SSC32, Protocol.MAESTRO)
+BUS_PROTOCOLS: tuple[Protocol, ...] = (Protocol.FEETECH, Protocol.DYNAMIXEL)
+# The protocols a user is offered: servo_driver's `protocol` parameter, the launch files'
+# `protocol:=`, sim_device, the demo and the web view build their choices from this one line.
+# The bus protocols join it once BusLink drives them from servo_driver (issue 23):
+# PWM_PROTOCOLS + BUS_PROTOCOLS.
+OFFERED_PROTOCOLS: tuple[Protocol, ...] = PWM_PROTOCOLS
 
 
 class AnswerKind(enum.Enum):

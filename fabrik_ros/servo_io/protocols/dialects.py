@@ -13,7 +13,13 @@ _DIALECTS: dict[Protocol, type[Dialect]] = {
 def dialect_type(protocol: Protocol) -> type[Dialect]:
     """Return the dialect class of ``protocol``; its class attributes describe the board.
 
+    :raises ValueError: for a bus protocol (see :data:`.dialect.BUS_PROTOCOLS`)
+
     >>> dialect_type(Protocol.NATIVE).board_channels
     8
     """
-    return _DIALECTS[Protocol(protocol)]
+    protocol = Protocol(protocol)
+    if protocol.is_bus:
+        raise ValueError(f'protocol = {protocol.value!r} addresses bus servos by id: it has no '
+                         'PWM board dialect (BusLink drives it, not ServoLink)')
+    return _DIALECTS[protocol]
