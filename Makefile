@@ -107,7 +107,7 @@ soak: setup
 	$(PY) -m pytest -m soak -p no:cacheprovider --timeout=1800 test/reliability
 
 # Measures into the untracked bench/out/; bench-publish copies that run over bench/results.json
-# and bench/plots/, the figures the README quotes.
+# and bench/plots/, the figures docs/performance.md quotes.
 bench: setup
 	@mkdir -p $(ROS_LOG_DIR) bench/out
 	$(PY) -m pip install --quiet -r bench/requirements.txt

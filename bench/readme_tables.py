@@ -1,4 +1,7 @@
-"""Print the README's performance tables (markdown) from bench/results.json.
+"""Print the performance tables of docs/performance.md (markdown) from bench/results.json.
+
+It only prints: paste a published run's tables into docs/performance.md by hand, each under
+the paragraph that says how to repeat it.
 
 Usage: ``.venv/bin/python bench/readme_tables.py [path/to/results.json]``.
 """

@@ -13,7 +13,7 @@ a tiny budget (seconds) to check that the suite works.
 
 A run writes into the untracked bench/out/ (results.json, plots/), so measuring never changes
 the tracked figures; ``--publish`` (``make bench-publish``) then copies the last full run over
-the tracked bench/results.json and bench/plots/, which the README quotes.
+the tracked bench/results.json and bench/plots/, which docs/performance.md quotes.
 
     .venv/bin/python bench/run_all.py [--quick] [--out bench/out/results.json]
     .venv/bin/python bench/run_all.py --publish

@@ -1,4 +1,4 @@
-"""Print the README's end-to-end tables (markdown) from e2e_latency.py result files.
+"""Print the end-to-end tables of docs/performance.md (markdown) from e2e_latency.py result files.
 
 Per-step effect: each step is one e2e_latency.py run at 500 Hz (``--rates 500``), every
 layout and protocol; a row shows, per layout, the median over the three protocols of each

@@ -2,7 +2,7 @@
 
 The SingleThreadedExecutor rebuilds its wait set and walks every entity in Python on each
 wake-up; at 500 targets a second that costs fabrik_ik and servo_driver about half their CPU
-and most of a target's latency (README, Performance: the executor row of the step table).
+and most of a target's latency (docs/performance.md: the executor row of the step table).
 The EventsExecutor (``rclpy.experimental``, ROS 2 Jazzy and later) does that work in C++.
 Humble's rclpy has none, and the nodes run on the SingleThreadedExecutor there.
 

@@ -138,8 +138,8 @@ def usage(prog: str, description: str) -> str:
             f'  --ros-args  ROS arguments follow: --params-file names the arm file (e.g. '
             f'{_shipped_config()}),\n'
             f'              -p sets one parameter, -r remaps a topic or the node name\n\n'
-            f'Stop with Ctrl-C or SIGTERM. Parameters and topics: the README (section Nodes), '
-            f'or `ros2 param list` while it runs.')
+            f'Stop with Ctrl-C or SIGTERM. Parameters and topics: docs/nodes.md (linked from the '
+            f'README), or `ros2 param list` while it runs.')
 
 
 def _check_command_line(argv: list[str], prog: str, description: str) -> None:

@@ -1,4 +1,4 @@
-"""The peer comparison (bench/): its README table, and its checks where RTB is installed."""
+"""The peer comparison (bench/): its docs/performance.md table; checks where RTB is installed."""
 
 from dataclasses import replace
 from pathlib import Path

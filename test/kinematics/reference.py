@@ -19,7 +19,7 @@ def tool_points(arm: Arm, angles: np.ndarray) -> np.ndarray:
     ``shoulder_offset_m`` forward and ``shoulder_height_m`` up from the base point, the plane
     ``lateral_offset_m`` aside; the tool ``tool_length_m`` along the last link, the roll axis
     ``roll_axis_offset_m`` above it, the tool point ``tool_offset_m`` off it, turned by the roll
-    toward -y (README, Configuration reference).
+    toward -y (docs/configuration.md).
     """
     count = len(angles)
     offsets = arm.offsets
