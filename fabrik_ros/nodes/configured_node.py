@@ -2,9 +2,11 @@
 
 from typing import Any
 
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
-from fabrik_ros.nodes.ros_parameters import naming_empty_lists
+from fabrik_ros.nodes.ros_parameters import naming_empty_lists, refuse_undeclared
 
 
 class ConfiguredNode(Node):
@@ -22,6 +24,17 @@ class ConfiguredNode(Node):
         with naming_empty_lists(node_options):
             super().__init__(node_name, automatically_declare_parameters_from_overrides=True,
                              **node_options)
+
+    def set_parameters_atomically(self, parameter_list: list[Parameter]) -> SetParametersResult:
+        """Set as rclpy does, but refuse an unknown name by name and the closest known one.
+
+        The parameter service (``ros2 param set``, ``ros2 param load``) calls this method.
+
+        :raises UndeclaredParameterError: (a ParameterNotDeclaredException) for a parameter
+            the node does not have
+        """
+        refuse_undeclared(self, parameter_list)
+        return super().set_parameters_atomically(parameter_list)
 
     def _parameter(self, name: str) -> Any:
         """Return the value of the declared parameter ``name``."""

@@ -33,6 +33,7 @@ from rcl_interfaces.msg import (
     ParameterDescriptor,
     SetParametersResult,
 )
+from rclpy.exceptions import ParameterNotDeclaredException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 import yaml
@@ -362,6 +363,40 @@ def _refuse_unknown(nodes: list[Node]) -> None:
                 raise ParameterConfigError(
                     name, parameter.value, f'is not a parameter of {owners} nor a key of the '
                     f'arm file; the closest known name is {closest(name, candidates)}')
+
+
+# -- a set of a parameter the node does not have ----------------------------------------------
+
+class UndeclaredParameterError(ParameterNotDeclaredException):
+    """A set names a parameter the node does not have; says which, and the closest name.
+
+    rclpy's own message names no parameter ("Invalid access to undeclared parameter(s): []":
+    its check empties the generator it then prints). Being a ParameterNotDeclaredException,
+    it takes rclpy's path: the parameter service answers ``ros2 param set`` with its text.
+    """
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+
+
+def refuse_undeclared(node: Node, parameters: Sequence[Parameter]) -> None:
+    """Refuse a set of a parameter ``node`` does not have, as start-up refuses an override.
+
+    rclpy checks undeclared names before any on-set callback runs, and Humble has no pre-set
+    callback, so the check runs where the parameter service calls in:
+    ``Node.set_parameters_atomically`` (see :class:`~.configured_node.ConfiguredNode`).
+
+    :raises UndeclaredParameterError: naming the first unknown parameter, its value and the
+        closest parameter of the node
+    """
+    known = node.get_parameters_by_prefix('')
+    for parameter in parameters:
+        if parameter.name not in known:
+            error = ParameterConfigError(
+                parameter.name, parameter.value,
+                f'is not a parameter of {node.get_name()}; the closest known name is '
+                f'{closest(parameter.name, known)}')
+            raise UndeclaredParameterError(str(error))
 
 
 # -- an empty list in a params file ----------------------------------------------------------
