@@ -1,0 +1,280 @@
+"""The registers of each bus-servo model the link reads and writes, and how their values encode.
+
+A bus servo is a small memory: EEPROM settings (id, limits, homing offset) and RAM controls and
+readings (torque, goal, present position...). Each model numbers them in its *control table*.
+:class:`ControlTable` names the ones the driver, the calibration and the simulated buses use,
+so no address is typed twice; :class:`Register` turns a value into bytes and back, including the
+makers' sign conventions (Feetech stores signed values as sign and magnitude with the sign in a
+given bit; Dynamixel X as two's complement).
+
+Both makers store multi-byte values little-endian (Feetech "END" byte at address 2 = 0 on the
+STS series). The older Feetech SCS series is big-endian: not supported here.
+
+STS3215 sources (every address, size and encoding below agrees in all of them):
+scservo_sdk 1.0.0 (``protocol_packet_handler.py``: model number read at 3, 2 bytes; error bits),
+LeRobot ``src/lerobot/motors/feetech/tables.py`` (``STS_SMS_SERIES_CONTROL_TABLE``, the
+sign-magnitude bits ``STS_SMS_SERIES_ENCODINGS_TABLE``, model number 777 for the sts3215), and
+Feetech's STS memory table (doc.feetech.cn, "FT-SMS-STS emanual"; units: voltage 0.1 V, load
+0.1 % with its direction in bit 10, ``Ofs`` 31 with its sign in bit 11, lock flag 55).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+import enum
+from typing import Optional
+
+
+class Encoding(enum.Enum):
+    """How a register holds a signed value."""
+
+    UNSIGNED = 'unsigned'
+    SIGN_MAGNITUDE = 'sign-magnitude'   # Feetech: magnitude below the sign bit, 1 = negative
+    TWOS_COMPLEMENT = 'twos-complement'  # Dynamixel X
+
+
+class Storage(enum.Enum):
+    """Where a register lives: EEPROM survives power-off (and may need unlocking), RAM not."""
+
+    EEPROM = 'eeprom'
+    RAM = 'ram'
+
+
+@dataclass(frozen=True)
+class Register:
+    """One register: its ``address``, ``size`` [bytes] and how its value encodes.
+
+    ``sign_bit`` is the bit holding the sign of a sign-magnitude value (Feetech's "BIT15 =
+    direction" or "BIT11").
+
+    >>> STS3215.homing_offset.encode(-5).hex()
+    '0508'
+    >>> STS3215.present_load.decode(bytes.fromhex('1004'))
+    -16
+    """
+
+    name: str
+    address: int
+    size: int
+    storage: Storage
+    encoding: Encoding = Encoding.UNSIGNED
+    sign_bit: int = 0
+
+    def __post_init__(self) -> None:
+        """Check that the sign bit lies inside the register."""
+        if self.encoding is Encoding.SIGN_MAGNITUDE and not 0 < self.sign_bit < 8 * self.size:
+            raise ValueError(f'{self.name}: sign_bit = {self.sign_bit!r}, must be within '
+                             f'[1, {8 * self.size - 1}]')
+
+    @property
+    def end(self) -> int:
+        """Return the address after the register's last byte."""
+        return self.address + self.size
+
+    @property
+    def value_range(self) -> tuple[int, int]:
+        """Return the smallest and largest value the register can hold."""
+        bits = 8 * self.size
+        if self.encoding is Encoding.SIGN_MAGNITUDE:
+            top = (1 << self.sign_bit) - 1
+            return -top, top
+        if self.encoding is Encoding.TWOS_COMPLEMENT:
+            return -(1 << bits - 1), (1 << bits - 1) - 1
+        return 0, (1 << bits) - 1
+
+    def encode(self, value: int) -> bytes:
+        """Return ``value`` as the register's bytes (little-endian).
+
+        :raises ValueError: if the register cannot hold ``value``.
+        """
+        low, high = self.value_range
+        if not low <= value <= high:
+            raise ValueError(f'{self.name} = {value!r}, must be within [{low}, {high}]')
+        if self.encoding is Encoding.SIGN_MAGNITUDE:
+            raw = abs(value) | ((1 << self.sign_bit) if value < 0 else 0)
+        else:
+            raw = value % (1 << 8 * self.size)
+        return raw.to_bytes(self.size, 'little')
+
+    def decode(self, data: bytes) -> int:
+        """Return the value held in ``data`` (exactly :attr:`size` bytes).
+
+        Bits above a sign-magnitude sign bit are ignored, as the servo ignores them.
+
+        :raises ValueError: if ``data`` has another length.
+        """
+        if len(data) != self.size:
+            raise ValueError(f'{self.name}: {len(data)} bytes given, must be {self.size}')
+        raw = int.from_bytes(data, 'little')
+        if self.encoding is Encoding.SIGN_MAGNITUDE:
+            magnitude = raw & ((1 << self.sign_bit) - 1)
+            return -magnitude if raw >> self.sign_bit & 1 else magnitude
+        if self.encoding is Encoding.TWOS_COMPLEMENT and raw >> (8 * self.size - 1):
+            return raw - (1 << 8 * self.size)
+        return raw
+
+    def value_in(self, block: bytes, start: int) -> int:
+        """Return the register's value out of ``block``, bytes read from address ``start``.
+
+        :raises ValueError: if the block does not cover the register.
+        """
+        offset = self.address - start
+        if offset < 0 or offset + self.size > len(block):
+            raise ValueError(f'{self.name} ({self.address}..{self.end - 1}) is not inside the '
+                             f'{len(block)} bytes read from {start}')
+        return self.decode(bytes(block[offset:offset + self.size]))
+
+
+def span(*registers: Register) -> tuple[int, int]:
+    """Return ``(address, size)`` of one read covering every register given.
+
+    >>> span(STS3215.present_position, STS3215.present_temperature)
+    (56, 8)
+    """
+    if not registers:
+        raise ValueError('no registers given, must name at least one')
+    start = min(register.address for register in registers)
+    return start, max(register.end for register in registers) - start
+
+
+@dataclass(frozen=True)
+class ControlTable:
+    """The registers of one servo model that fabrik_ros uses, and its units.
+
+    ``counts_per_turn`` is the position resolution over a whole turn (4096 on STS3215 and X
+    series; the AX-12's 1024 counts span 300 degrees, 1228.8 a turn, with no wrap at the
+    end); positions run 0..``position_max``. Optional registers are None where the model has
+    none (Dynamixel X and the AX-12 have no Feetech lock flag; the AX-12 no homing offset).
+    ``lock`` is Feetech's EEPROM write protection: 1 = locked (EEPROM writes take effect but
+    are not kept at power-off), 0 = unlocked. ``hardware_error_status`` holds the error bits
+    the status packets carry (Feetech ``Status`` 65, Dynamixel X ``Hardware Error Status``).
+    ``torque_on_at_power_up`` says whether the arm is stiff before any host has spoken to it.
+    ``extra`` holds further registers a simulated servo models (settings the driver leaves
+    alone); ``power_up`` the register values, by name, a new servo of this model starts with.
+    """
+
+    model: str
+    model_number: int
+    counts_per_turn: float
+    position_max: int
+    voltage_unit_v: float
+    load_unit_percent: float
+    torque_on_at_power_up: bool
+    memory_size: int
+    model_number_register: Register
+    torque_enable: Register
+    goal_position: Register
+    goal_speed: Register
+    present_position: Register
+    present_speed: Register
+    present_load: Register
+    present_voltage: Register
+    present_temperature: Register
+    min_position_limit: Register
+    max_position_limit: Register
+    homing_offset: Optional[Register] = None
+    lock: Optional[Register] = None
+    hardware_error_status: Optional[Register] = None
+    moving: Optional[Register] = None
+    extra: tuple[Register, ...] = ()
+    power_up: Mapping[str, int] = field(default_factory=dict)
+
+    def registers(self) -> tuple[Register, ...]:
+        """Return every register of the table (for simulated memories and checks)."""
+        found = [value for value in vars(self).values() if isinstance(value, Register)]
+        return tuple(sorted(found + list(self.extra), key=lambda register: register.address))
+
+    def register(self, name: str) -> Register:
+        """Return the register called ``name`` (the maker's name, e.g. ``'Goal_Position'``).
+
+        :raises KeyError: naming the unknown register and the known ones.
+        """
+        for register in self.registers():
+            if register.name == name:
+                return register
+        known = ', '.join(register.name for register in self.registers())
+        raise KeyError(f'{self.model} has no register {name!r}; known: {known}')
+
+
+def _reg(name: str, address: int, size: int, storage: Storage = Storage.RAM,
+         sign_bit: int = 0) -> Register:
+    encoding = Encoding.SIGN_MAGNITUDE if sign_bit else Encoding.UNSIGNED
+    return Register(name, address, size, storage, encoding, sign_bit)
+
+
+# Feetech STS3215 (SO-100/SO-101): 4096 counts per turn, little-endian, 1 Mbaud by default.
+STS3215 = ControlTable(
+    model='STS3215',
+    model_number=777,
+    counts_per_turn=4096,
+    position_max=4095,
+    voltage_unit_v=0.1,
+    load_unit_percent=0.1,
+    torque_on_at_power_up=True,     # issue 23 / bus contract decision 5: the arm is stiff
+    memory_size=87,                 # addresses 0..86: version, EEPROM, RAM, factory bytes
+    model_number_register=_reg('Model_Number', 3, 2, Storage.EEPROM),
+    min_position_limit=_reg('Min_Position_Limit', 9, 2, Storage.EEPROM),
+    max_position_limit=_reg('Max_Position_Limit', 11, 2, Storage.EEPROM),
+    homing_offset=_reg('Homing_Offset', 31, 2, Storage.EEPROM, sign_bit=11),
+    torque_enable=_reg('Torque_Enable', 40, 1),
+    goal_position=_reg('Goal_Position', 42, 2, sign_bit=15),
+    goal_speed=_reg('Goal_Velocity', 46, 2, sign_bit=15),
+    lock=_reg('Lock', 55, 1),
+    present_position=_reg('Present_Position', 56, 2, sign_bit=15),
+    present_speed=_reg('Present_Velocity', 58, 2, sign_bit=15),
+    present_load=_reg('Present_Load', 60, 2, sign_bit=10),
+    present_voltage=_reg('Present_Voltage', 62, 1),
+    present_temperature=_reg('Present_Temperature', 63, 1),
+    hardware_error_status=_reg('Status', 65, 1),
+    moving=_reg('Moving', 66, 1),
+    extra=(_reg('ID', 5, 1, Storage.EEPROM),
+           _reg('Max_Temperature_Limit', 13, 1, Storage.EEPROM),
+           _reg('Max_Torque_Limit', 16, 2, Storage.EEPROM),
+           _reg('Acceleration', 41, 1),
+           _reg('Goal_Time', 44, 2),
+           _reg('Torque_Limit', 48, 2)),
+    # Feetech's memory table: factory id 1, limits 0..4095, max temperature 70 °C, torque
+    # limit 1000 (0.1 %, copied to Torque_Limit at power-up), EEPROM locked.
+    power_up={'ID': 1, 'Min_Position_Limit': 0, 'Max_Position_Limit': 4095,
+              'Max_Temperature_Limit': 70, 'Max_Torque_Limit': 1000, 'Torque_Limit': 1000,
+              'Lock': 1},
+)
+"""Feetech STS3215; see the module docstring for the sources."""
+
+
+# Dynamixel AX-12A (Protocol 1.0; PhantomX Pincher). Sources: ROBOTIS e-manual "AX-12+,
+# AX-12A" control table; the arbotix ax12 definitions (docs.ros.org arbotix_python ax12.py).
+# Present speed and load carry their direction in bit 10; no homing offset, no sync read.
+AX12 = ControlTable(
+    model='AX-12A',
+    model_number=12,
+    counts_per_turn=1024 * 360 / 300,
+    position_max=1023,
+    voltage_unit_v=0.1,
+    load_unit_percent=100 / 1023,
+    torque_on_at_power_up=False,
+    memory_size=50,
+    model_number_register=_reg('Model_Number', 0, 2, Storage.EEPROM),
+    min_position_limit=_reg('CW_Angle_Limit', 6, 2, Storage.EEPROM),
+    max_position_limit=_reg('CCW_Angle_Limit', 8, 2, Storage.EEPROM),
+    torque_enable=_reg('Torque_Enable', 24, 1),
+    goal_position=_reg('Goal_Position', 30, 2),
+    goal_speed=_reg('Moving_Speed', 32, 2),
+    present_position=_reg('Present_Position', 36, 2),
+    present_speed=_reg('Present_Speed', 38, 2, sign_bit=10),
+    present_load=_reg('Present_Load', 40, 2, sign_bit=10),
+    present_voltage=_reg('Present_Voltage', 42, 1),
+    present_temperature=_reg('Present_Temperature', 43, 1),
+    moving=_reg('Moving', 46, 1),
+    # Its Lock (47) is not Feetech's: once set, EEPROM stays read-only until power-off.
+    extra=(_reg('ID', 3, 1, Storage.EEPROM),
+           _reg('Lock', 47, 1),
+           _reg('Temperature_Limit', 11, 1, Storage.EEPROM),
+           _reg('Max_Torque', 14, 2, Storage.EEPROM),
+           _reg('Torque_Limit', 34, 2)),
+    power_up={'ID': 1, 'CW_Angle_Limit': 0, 'CCW_Angle_Limit': 1023, 'Temperature_Limit': 70,
+              'Max_Torque': 1023, 'Torque_Limit': 1023, 'Lock': 0},
+)
+"""Dynamixel AX-12A; see the comment above for the sources."""
+
+TABLES: Mapping[str, ControlTable] = {table.model: table for table in (STS3215, AX12)}
+"""Every supported model by name; the Dynamixel tables join here."""
