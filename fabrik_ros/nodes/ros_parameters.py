@@ -49,6 +49,7 @@ from fabrik_ros.kinematics.description.arm_keys import (
     ValueKind,
 )
 from fabrik_ros.kinematics.description.flat_keys import flatten, nest
+from fabrik_ros.nodes.node_parameters import node_parameters
 
 
 def config_hint() -> str:
@@ -360,9 +361,11 @@ def _refuse_unknown(nodes: list[Node]) -> None:
             if name not in known:
                 rest = name.partition('.')[2]
                 candidates = known | {f'{top}.{rest}' for top in TOP_KEYS if rest}
+                elsewhere = node_parameters().where_it_goes(name, parameter.value)
                 raise ParameterConfigError(
                     name, parameter.value, f'is not a parameter of {owners} nor a key of the '
-                    f'arm file; the closest known name is {closest(name, candidates)}')
+                    f'arm file' + (f': {elsewhere}' if elsewhere else
+                                   f'; the closest known name is {closest(name, candidates)}'))
 
 
 # -- a set of a parameter the node does not have ----------------------------------------------
@@ -392,10 +395,11 @@ def refuse_undeclared(node: Node, parameters: Sequence[Parameter]) -> None:
     known = node.get_parameters_by_prefix('')
     for parameter in parameters:
         if parameter.name not in known:
-            error = ParameterConfigError(
-                parameter.name, parameter.value,
-                f'is not a parameter of {node.get_name()}; the closest known name is '
-                f'{closest(parameter.name, known)}')
+            owners = node_parameters().owners(parameter.name)
+            where = (f'; it is one of {" and ".join(owners)}' if owners else
+                     f'; the closest known name is {closest(parameter.name, known)}')
+            error = ParameterConfigError(parameter.name, parameter.value,
+                                         f'is not a parameter of {node.get_name()}{where}')
             raise UndeclaredParameterError(str(error))
 
 

@@ -49,3 +49,10 @@ def test_a_known_parameter_is_still_set_through_the_service(ros, arm_args, tmp_p
     result = _set(ros, 'servo_driver', Parameter('home_move_time_s', value=2.0))
     assert result.successful, result.reason
     assert driver.get_parameter('home_move_time_s').value == 2.0
+
+
+def test_a_parameter_of_another_node_is_refused_naming_that_node(ros, arm_args):
+    ros.add(SimArmNode(context=ros.context, cli_args=arm_args))
+    result = _set(ros, 'sim_arm', Parameter('home_move_time_s', value=2.0))
+    assert result.reason == ('home_move_time_s = 2.0, is not a parameter of sim_arm; it is one '
+                             'of servo_driver')

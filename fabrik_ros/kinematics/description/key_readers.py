@@ -54,9 +54,21 @@ def reject_unknown(params: Mapping[str, Any], allowed: Sequence[str], path: str)
     """
     for key in params:
         if key not in allowed:
-            raise ArmConfigError(join(path, str(key)), params[key],
-                                 f'is not a known key; the closest known key is '
-                                 f'{closest(str(key), allowed)} (known: {", ".join(allowed)})')
+            elsewhere = '' if path else _node_parameter(str(key), params[key])
+            raise ArmConfigError(join(path, str(key)), params[key], elsewhere and (
+                f'is not a key of the arm file: {elsewhere}') or (
+                f'is not a known key; the closest known key is '
+                f'{closest(str(key), allowed)} (known: {", ".join(allowed)})'))
+
+
+def _node_parameter(key: str, value: Any) -> str:
+    """Return whose node parameter a top-level ``key`` is and where it goes, '' if none's.
+
+    ``use_pose_orientation: true`` copied under ``/**`` is fabrik_ik's, not a misspelt arm
+    key. The table is read from the nodes' sources (no rclpy), only on this error path.
+    """
+    from fabrik_ros.nodes.node_parameters import node_parameters
+    return node_parameters().where_it_goes(key, value)
 
 
 def read_value(params: Mapping[str, Any], key: str, path: str, default: Any = MISSING) -> Any:
@@ -70,6 +82,8 @@ def read_value(params: Mapping[str, Any], key: str, path: str, default: Any = MI
     name = join(path, key)
     entry = _entry(path, key)
     value = params.get(key, entry.default if default is MISSING else default)
+    if value is None and entry.default is None:
+        return None     # an optional key without a default value: absent (or null)
     if value is MISSING:
         raise ArmConfigError(name, value, 'is required')
     value = _typed(entry.kind, value, name)
@@ -109,7 +123,8 @@ def read_strs(params: Mapping[str, Any], key: str, path: str,
 
 
 def read_keys(params: Mapping[str, Any], pattern: str, path: str,
-              defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+              defaults: Mapping[str, Any] | None = None,
+              family: str | None = None) -> dict[str, Any]:
     """Return every key of the schema under ``pattern`` (e.g. 'joints.*'), read in order.
 
     Unknown keys are refused first. A rule that ties a key to a sibling (``below``,
@@ -118,8 +133,9 @@ def read_keys(params: Mapping[str, Any], pattern: str, path: str,
 
     :param path: the dotted path of this section in the file (e.g. 'joints.elbow')
     :param defaults: values for absent keys in place of their entries' defaults
+    :param family: read only the servo keys of this family (a servo section's)
     """
-    leaves = keys_under(pattern)
+    leaves = keys_under(pattern, family)
     reject_unknown(params, leaves, path)
     values: dict[str, Any] = {}
     for leaf in leaves:
