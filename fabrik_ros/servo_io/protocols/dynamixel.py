@@ -10,22 +10,30 @@ of the e-Manual's "CRC Calculation" page: polynomial 0x8005, initial value 0, no
 final XOR (CRC-16/BUYPASS), over everything from the first header byte to the last parameter.
 The e-Manual's own packets (ping, read, write, sync read, sync write) are the test vectors.
 
-Pure: no I/O. :class:`PacketReceiver` picks whole packets out of a byte stream (status packets
-for the host, instruction packets for the simulated bus) and never raises on device bytes.
+Pure: no I/O. :class:`DynamixelCodec` is the :class:`~.bus_codec.BusCodec` of Protocol 2.0:
+its receiver picks whole packets out of a byte stream (status packets for the host,
+instruction packets for the simulated bus), skips garbage, bad CRCs and broken stuffing, and
+never raises on device bytes.
 """
 
-from collections import deque
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 import enum
-from typing import Optional
+from typing import ClassVar, Optional
+
+from fabrik_ros.servo_io.protocols.bus_codec import (
+    BusCodec,
+    Frame,
+    InstructionPacket,
+    Scan,
+    StatusPacket,
+)
+from fabrik_ros.servo_io.protocols.dialect import Protocol
 
 HEADER = b'\xff\xff\xfd\x00'
 _PATTERN = b'\xff\xff\xfd'       # what stuffing keeps out of a packet's body
 _STUFF = 0xFD
 BROADCAST_ID = 0xFE
 MAX_ID = 0xFC                    # ids 0..252; 253 and 255 would look like header bytes
-MAX_LENGTH = 1024                # longest length field accepted (the SDK's receive buffer)
+MAX_LENGTH = 1024                # longest length field accepted (dynamixel_sdk RXPACKET_MAX_LEN)
 _LENGTH_AT = 5                   # offset of len_l in a packet
 _BODY_AT = 7                     # offset of the instruction
 _OVERHEAD = 10                   # header 4 + id 1 + length 2 + instruction 1 + CRC 2
@@ -164,207 +172,124 @@ def unstuff(body: bytes) -> Optional[bytes]:
     return bytes(out)
 
 
-def _check_id(name: str, servo_id: int, *, broadcast: bool) -> None:
-    if 0 <= servo_id <= MAX_ID or (broadcast and servo_id == BROADCAST_ID):
-        return
-    also = f' or {BROADCAST_ID} (broadcast)' if broadcast else ''
-    raise ValueError(f'{name} = {servo_id!r}, must be within [0, {MAX_ID}]{also}')
+HARDWARE_ERROR_BITS = {0x01: 'input voltage', 0x04: 'overheating', 0x08: 'motor encoder',
+                       0x10: 'electrical shock', 0x20: 'overload'}
+"""Bits of the X series' Hardware Error Status (70) register (e-Manual, X series "Shutdown(63)":
+bits 1, 6 and 7 unused); the alert bit of a status packet says one of them is set."""
 
 
-def _word(name: str, value: int, low: int = 0) -> bytes:
-    if not low <= value <= 0xFFFF:
-        raise ValueError(f'{name} = {value!r}, must be within [{low}, 65535]')
-    return value.to_bytes(2, 'little')
+def hardware_error_words(value: int) -> tuple[str, ...]:
+    """Return the Hardware Error Status register in words; bits the manual leaves unused by number.
 
-
-def encode_packet(servo_id: int, instruction: int, params: bytes = b'') -> bytes:
-    """Return a whole packet: header, id, length, stuffed body and CRC.
-
-    >>> encode_packet(1, Instruction.PING).hex(' ')   # the e-Manual's ping example
-    'ff ff fd 00 01 03 00 01 19 4e'
-
-    :raises ValueError: if the stuffed packet is longer than a length field may say.
+    >>> hardware_error_words(0x24)
+    ('overheating', 'overload')
     """
-    body = stuff(bytes((instruction,)) + params)
-    length = len(body) + 2
-    if length > MAX_LENGTH:
-        raise ValueError(f'packet length = {length}, must be at most {MAX_LENGTH} (fewer '
-                         f'servos or bytes per packet)')
-    head = HEADER + bytes((servo_id,)) + length.to_bytes(2, 'little') + body
-    return head + crc16(head).to_bytes(2, 'little')
+    return tuple(HARDWARE_ERROR_BITS.get(1 << bit, f'bit {bit}')
+                 for bit in range(8) if value >> bit & 1)
 
 
-def encode_status(servo_id: int, error: int, params: bytes = b'') -> bytes:
-    """Return the status packet a servo sends (for the simulated bus).
+class DynamixelCodec(BusCodec):
+    """Dynamixel Protocol 2.0: X series (XL430, XM430, XL330...), MX with firmware 2.0, P series.
 
-    >>> encode_status(1, 0, bytes.fromhex('06 04 26')).hex(' ')   # e-Manual's ping answer
-    'ff ff fd 00 01 07 00 55 00 06 04 26 65 5d'
-    """
-    _check_id('servo id', servo_id, broadcast=False)
-    return encode_packet(servo_id, Instruction.STATUS, bytes((error & 0xFF,)) + params)
+    Addresses and sizes inside requests are two bytes. A sync write's ids go in ascending
+    order (the base class), a sync read's in the order asked, and the servos answer in that
+    order. The status error byte is not a set of bits as on Protocol 1.0: bit 7 is the alert
+    (see :func:`hardware_error_words`) and bits 0-6 one error number (:func:`error_words`).
 
-
-def encode_ping(servo_id: int) -> bytes:
-    """Return Ping: every servo answers with its model number and firmware version."""
-    _check_id('servo id', servo_id, broadcast=True)
-    return encode_packet(servo_id, Instruction.PING)
-
-
-def encode_read(servo_id: int, address: int, size: int) -> bytes:
-    """Return Read of ``size`` bytes from ``address`` of one servo."""
-    _check_id('servo id', servo_id, broadcast=False)
-    return encode_packet(servo_id, Instruction.READ,
-                         _word('address', address) + _word('size', size, 1))
-
-
-def encode_write(servo_id: int, address: int, data: bytes) -> bytes:
-    """Return Write of ``data`` at ``address`` (broadcast: every servo, none answers)."""
-    _check_id('servo id', servo_id, broadcast=True)
-    if not data:
-        raise ValueError("data = b'', must hold at least one byte")
-    return encode_packet(servo_id, Instruction.WRITE, _word('address', address) + data)
-
-
-def encode_sync_read(address: int, size: int, servo_ids: Iterable[int]) -> bytes:
-    """Return Sync Read: each listed servo answers ``size`` bytes at ``address``, in order."""
-    ids = bytes(_checked_ids(servo_ids))
-    return encode_packet(BROADCAST_ID, Instruction.SYNC_READ,
-                         _word('address', address) + _word('size', size, 1) + ids)
-
-
-def encode_sync_write(address: int, size: int, data_by_id: Mapping[int, bytes]) -> bytes:
-    """Return Sync Write: each servo takes its own ``size`` bytes at ``address``; none answers.
-
-    :raises ValueError: if a servo's data is not ``size`` bytes, or no servo is given.
-    """
-    params = bytearray(_word('address', address) + _word('size', size, 1))
-    for servo_id in _checked_ids(data_by_id):
-        data = data_by_id[servo_id]
-        if len(data) != size:
-            raise ValueError(f'data for servo {servo_id} = {data.hex(" ")!r} ({len(data)} '
-                             f'bytes), must be {size} bytes')
-        params += bytes((servo_id,)) + data
-    return encode_packet(BROADCAST_ID, Instruction.SYNC_WRITE, bytes(params))
-
-
-def _checked_ids(servo_ids: Iterable[int]) -> list[int]:
-    ids = list(servo_ids)
-    if not ids:
-        raise ValueError('servo ids = [], must name at least one servo')
-    if len(set(ids)) != len(ids):
-        raise ValueError(f'servo ids = {ids!r}, must not repeat an id')
-    for servo_id in ids:
-        _check_id('servo id', servo_id, broadcast=False)
-    return ids
-
-
-@dataclass(frozen=True)
-class Packet:
-    """A packet as sent, stuffing removed: who, which instruction, and its parameters."""
-
-    servo_id: int
-    instruction: int
-    params: bytes
-
-
-@dataclass
-class ReceiverCounts:
-    """What a receiver threw away, so a noisy line shows in the link's statistics."""
-
-    garbage_bytes: int = 0       # bytes before a header, or of a packet that failed a check
-    bad_crc: int = 0             # whole packets whose CRC did not match
-    bad_stuffing: int = 0        # packets with a header inside (cut short by another)
-    bad_header: int = 0          # a header whose id or length no packet can have
-
-
-class PacketReceiver:
-    """Pick whole, checked packets out of a byte stream; never raises on the bytes it is fed.
-
-    A candidate starts at ``FF FF FD 00``; its id must be 0..252 or broadcast and its length
-    at least ``min_length`` and at most :data:`MAX_LENGTH`; its CRC must match and its stuffing
-    be whole. A candidate that fails loses only its first byte, and the search goes on from the
-    next, so a packet that began inside a damaged one is still found. A header inside a
-    candidate's body ends the candidate at once (stuffing keeps headers out of bodies), so a
-    length damaged on the line does not hold back the packets behind it. Memory is bounded:
-    the buffer never holds more than one packet's worth of bytes.
-
-    :param min_length: smallest length field accepted (3 for instructions, 4 for status).
+    >>> DynamixelCodec().read(1, 132, 4).hex(' ')     # the e-Manual's read example
+    'ff ff fd 00 01 07 00 02 84 00 04 00 1d 15'
     """
 
-    def __init__(self, *, min_length: int = 3) -> None:
-        self.counts = ReceiverCounts()
-        self._min_length = min_length
-        self._buffer = bytearray()
-        self._ready: deque[Packet] = deque()
+    protocol = Protocol.DYNAMIXEL
+    protocol_version: ClassVar[float] = 2.0
+    BROADCAST_ID = BROADCAST_ID
+    MAX_ID = MAX_ID
+    FIELD_BYTES = 2
 
-    def feed(self, data: bytes) -> None:
-        """Take bytes from the line, in any chunks."""
-        self._buffer += data
-        while self._parse_one():
-            pass
+    def packet(self, servo_id: int, instruction: int, params: bytes) -> bytes:
+        """Return a whole packet: header, id, length, stuffed body and CRC.
 
-    def take(self) -> Optional[Packet]:
-        """Return the oldest whole packet received, or None."""
-        return self._ready.popleft() if self._ready else None
+        :raises ValueError: if the stuffed packet is longer than :data:`MAX_LENGTH` allows.
+        """
+        body = stuff(bytes((instruction,)) + params)
+        length = len(body) + 2
+        if length > MAX_LENGTH:
+            raise ValueError(f'packet length = {length}, must be at most {MAX_LENGTH} (fewer '
+                             'servos or bytes per packet)')
+        head = HEADER + bytes((servo_id,)) + length.to_bytes(2, 'little') + body
+        return head + crc16(head).to_bytes(2, 'little')
 
-    def clear(self) -> None:
-        """Forget partial bytes and unread packets (after a reconnect)."""
-        self._buffer.clear()
-        self._ready.clear()
+    def status(self, servo_id: int, error: int, params: bytes) -> bytes:
+        """Return the status packet a servo sends: instruction 0x55, error byte, parameters.
 
-    def _parse_one(self) -> bool:
-        """Take one packet or skip bytes at the buffer's start; False when more are needed."""
-        buffer = self._buffer
+        >>> DynamixelCodec().status(1, 0, bytes.fromhex('06 04 26')).hex(' ')  # ping answer
+        'ff ff fd 00 01 07 00 55 00 06 04 26 65 5d'
+        """
+        self._check_id(servo_id, broadcast=False)
+        return self.packet(servo_id, Instruction.STATUS, bytes((error & 0xFF,)) + params)
+
+    def status_size(self, params_len: int) -> int:
+        """Return the bytes of one status packet: 11 plus the parameters (before stuffing).
+
+        Stuffing adds a byte per ``FF FF FD`` in the parameters, which positions and limits of
+        one turn never hold.
+        """
+        return STATUS_OVERHEAD + params_len
+
+    def instruction_size(self, params_len: int) -> int:
+        """Return the bytes of one instruction packet: 10 plus the parameters (before stuffing)."""
+        return _OVERHEAD + params_len
+
+    def error_words(self, error: int) -> tuple[str, ...]:
+        """Return a status packet's error byte in words: the alert, then the error number."""
+        return error_words(error)
+
+    def hardware_error_words(self, value: int) -> tuple[str, ...]:
+        """Return the Hardware Error Status register (70) in words."""
+        return hardware_error_words(value)
+
+    def _scan(self, buffer: bytearray) -> Scan:
         start = buffer.find(HEADER)
         if start < 0:
-            keep = _partial_header(buffer)
-            self._skip(len(buffer) - keep)
-            return False
-        self._skip(start)
+            return Scan(drop=len(buffer) - _partial_header(buffer))
+        if start > 0:
+            return Scan(drop=start)
         if len(buffer) < _BODY_AT:
-            return False
-        length = int.from_bytes(buffer[_LENGTH_AT:_BODY_AT], 'little')
+            return Scan()
         servo_id = buffer[4]
-        if not (servo_id <= MAX_ID or servo_id == BROADCAST_ID) or not (
-                self._min_length <= length <= MAX_LENGTH):
-            self.counts.bad_header += 1
-            self._skip(1)
-            return True
+        length = int.from_bytes(buffer[_LENGTH_AT:_BODY_AT], 'little')
+        if servo_id not in _IDS or not 3 <= length <= MAX_LENGTH:
+            return Scan(drop=1)             # an id or a length no packet has
         end = _BODY_AT + length
         inner = buffer.find(HEADER, 1, min(len(buffer), end - 2))
-        if inner > 0:           # stuffing keeps headers out of a body: this one was cut short
-            self.counts.bad_stuffing += 1
-            self._skip(inner)
-            return True
+        if inner > 0:                       # stuffing keeps headers out of a body: cut short
+            return Scan(drop=inner, bad_checksum=True)
         if len(buffer) < end:
-            return False
-        packet = self._checked(bytes(buffer[:end]), servo_id)
-        if packet is None:
-            self._skip(1)
-            return True
-        del buffer[:end]
-        self._ready.append(packet)
-        return True
+            return Scan()
+        if crc16(bytes(buffer[:end - 2])) != int.from_bytes(buffer[end - 2:end], 'little'):
+            return Scan(drop=1, bad_checksum=True)
+        body = unstuff(bytes(buffer[_BODY_AT:end - 2]))
+        if body is None:
+            return Scan(drop=1, bad_checksum=True)
+        return Scan(drop=end, frame=Frame(servo_id, body[0], body[1:]))
 
-    def _checked(self, raw: bytes, servo_id: int) -> Optional[Packet]:
-        if crc16(raw[:-2]) != int.from_bytes(raw[-2:], 'little'):
-            self.counts.bad_crc += 1
+    def _as_status(self, frame: Frame) -> Optional[StatusPacket]:
+        if frame.code != Instruction.STATUS or not frame.params or frame.id > MAX_ID:
             return None
-        body = unstuff(raw[_BODY_AT:-2])
-        if body is None or len(body) < self._min_length - 2:
-            self.counts.bad_stuffing += 1
-            return None
-        return Packet(servo_id, body[0], body[1:])
+        return StatusPacket(frame.id, frame.params[0], frame.params[1:])
 
-    def _skip(self, count: int) -> None:
-        if count > 0:
-            self.counts.garbage_bytes += count
-            del self._buffer[:count]
+    def _as_instruction(self, frame: Frame) -> Optional[InstructionPacket]:
+        if frame.code == Instruction.STATUS:
+            return None
+        return InstructionPacket(frame.id, frame.code, frame.params)
+
+
+_IDS = frozenset(range(MAX_ID + 1)) | {BROADCAST_ID}
 
 
 def _partial_header(buffer: bytearray) -> int:
     """Return how many bytes at the end of ``buffer`` could begin a header."""
     for size in (3, 2, 1):
-        if len(buffer) >= size and buffer[-size:] == HEADER[:size]:
+        if buffer[-size:] == HEADER[:size]:
             return size
     return 0

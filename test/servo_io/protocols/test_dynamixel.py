@@ -13,22 +13,22 @@ from hypothesis import strategies as st
 import pytest
 
 from fabrik_ros.servo_io.protocols import dynamixel
-from fabrik_ros.servo_io.protocols.dynamixel import (
-    encode_packet,
-    encode_ping,
-    encode_read,
-    encode_status,
-    encode_sync_read,
-    encode_sync_write,
-    encode_write,
-    Packet,
-    PacketReceiver,
-)
+from fabrik_ros.servo_io.protocols.bus_codec import InstructionPacket, StatusPacket
+from fabrik_ros.servo_io.protocols.dynamixel import DynamixelCodec
+
+CODEC = DynamixelCodec()
+encode_ping = CODEC.ping
+encode_read = CODEC.read
+encode_write = CODEC.write
+encode_sync_read = CODEC.sync_read
+encode_sync_write = CODEC.sync_write
+encode_status = CODEC.status
 
 # The e-Manual's examples (emanual.robotis.com/docs/en/dxl/protocol2/, "Instruction Details").
 MANUAL_INSTRUCTIONS = {
     'ping id 1': (lambda: encode_ping(1), 'ff ff fd 00 01 03 00 01 19 4e'),
-    'broadcast ping': (lambda: encode_ping(0xFE), 'ff ff fd 00 fe 03 00 01 31 42'),
+    'broadcast ping': (lambda: CODEC.packet(0xFE, dynamixel.Instruction.PING, b''),
+                       'ff ff fd 00 fe 03 00 01 31 42'),
     'read present position': (lambda: encode_read(1, 132, 4),
                               'ff ff fd 00 01 07 00 02 84 00 04 00 1d 15'),
     'write goal 512': (lambda: encode_write(1, 116, (512).to_bytes(4, 'little')),
@@ -58,11 +58,9 @@ def test_instruction_packets_are_the_e_manuals(name):
 @pytest.mark.parametrize('name', MANUAL_STATUS)
 def test_the_e_manuals_status_packets_are_received_and_rebuilt(name):
     wire, servo_id, params = MANUAL_STATUS[name]
-    receiver = PacketReceiver(min_length=4)
+    receiver = DynamixelCodec()
     receiver.feed(bytes.fromhex(wire))
-    packet = receiver.take()
-    assert packet == Packet(servo_id, dynamixel.Instruction.STATUS,
-                            bytes.fromhex('00 ' + params))
+    assert receiver.take_status() == StatusPacket(servo_id, 0, bytes.fromhex(params))
     assert encode_status(servo_id, 0, bytes.fromhex(params)).hex(' ') == wire
 
 
@@ -94,7 +92,8 @@ def test_a_header_pattern_without_its_added_fd_is_broken_stuffing():
 
 
 @pytest.mark.parametrize('build', [
-    lambda: encode_ping(253), lambda: encode_read(0xFE, 0, 1), lambda: encode_read(1, 0, 0),
+    lambda: encode_ping(253), lambda: encode_ping(0xFE), lambda: encode_read(0xFE, 0, 1),
+    lambda: encode_read(1, 0, 0),
     lambda: encode_write(1, 70000, b'\x00'), lambda: encode_write(1, 64, b''),
     lambda: encode_sync_write(116, 4, {1: b'\x00\x00'}), lambda: encode_sync_read(132, 4, []),
     lambda: encode_sync_read(132, 4, [1, 1]), lambda: encode_sync_write(116, 4, {300: bytes(4)}),
@@ -189,8 +188,8 @@ def test_sync_write_and_sync_read_are_the_sdks_bytes(address, size, ids, data):
     port = RecordingPort()
     handler = PacketHandler(2.0)
     writer = GroupSyncWrite(port, handler, address, size)
-    for servo_id, value in values.items():
-        assert writer.addParam(servo_id, list(value))
+    for servo_id in sorted(values):             # ours go in ascending order
+        assert writer.addParam(servo_id, list(values[servo_id]))
     writer.txPacket()
     reader = GroupSyncRead(port, handler, address, size)
     for servo_id in ids:
@@ -204,9 +203,16 @@ def test_sync_write_and_sync_read_are_the_sdks_bytes(address, size, ids, data):
 
 # -- the receiver --------------------------------------------------------------------------
 
-statuses = st.builds(lambda i, e, p: encode_status(i, e, p), servo_ids, st.integers(0, 255),
+statuses = st.builds(encode_status, servo_ids, st.integers(0, 255),
                      st.binary(max_size=12) | st.just(b'\xff\xff\xfd\x00'))
 noise = st.binary(max_size=20).map(lambda b: b.replace(b'\xff', b'\x00'))
+
+
+def taken(receiver: DynamixelCodec) -> list[StatusPacket]:
+    found = []
+    while (status := receiver.take_status()) is not None:
+        found.append(status)
+    return found
 
 
 @settings(max_examples=300)
@@ -214,13 +220,13 @@ noise = st.binary(max_size=20).map(lambda b: b.replace(b'\xff', b'\x00'))
 def test_receiver_finds_every_packet_among_noise_in_any_chunks(items, data):
     stream = b''.join(junk + packet for junk, packet in items)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=6)))
-    receiver = PacketReceiver(min_length=4)
+    receiver = DynamixelCodec()
+    got = []
     for start, end in zip([0] + cuts, cuts + [len(stream)], strict=True):
         receiver.feed(stream[start:end])
-    got = []
-    while (packet := receiver.take()) is not None:
-        got.append(encode_status(packet.servo_id, packet.params[0], packet.params[1:]))
-    assert got == [packet for _, packet in items]
+        got += taken(receiver)
+    assert [encode_status(s.id, s.error, s.params) for s in got] == [p for _, p in items]
+    assert receiver.bad_checksums == 0
 
 
 @settings(max_examples=500)
@@ -232,39 +238,56 @@ def test_receiver_never_raises_and_yields_only_packets_that_were_sent_whole(part
     for _ in range(rng.randrange(3)):
         if stream:
             stream[rng.randrange(len(stream))] ^= 1 << rng.randrange(8)
-    receiver = PacketReceiver(min_length=4)
+    receiver = DynamixelCodec()
     receiver.feed(bytes(stream))
-    while (packet := receiver.take()) is not None:
-        wire = encode_packet(packet.servo_id, packet.instruction, packet.params)
+    for status in taken(receiver):
+        wire = encode_status(status.id, status.error, status.params)
         assert wire in stream                    # a whole packet, its CRC as sent
-        assert dynamixel.crc16(wire[:-2]) == int.from_bytes(wire[-2:], 'little')
+    while receiver.take_instruction() is not None:
+        pass
+
+
+def test_instructions_are_read_on_the_servo_side_and_statuses_are_not():
+    servo = DynamixelCodec()
+    servo.feed(encode_status(1, 0, b'') + encode_write(3, 116, b'\x01\x02\x03\x04'))
+    assert servo.take_instruction() == InstructionPacket(
+        3, dynamixel.Instruction.WRITE, bytes.fromhex('74 00 01 02 03 04'))
+    assert servo.foreign_packets == 1
 
 
 def test_a_damaged_length_does_not_hold_back_the_packets_behind_it():
     first = bytearray(encode_status(1, 0, b'\x01\x02'))
     first[5] = 0xF0                              # the length now claims 240 bytes
-    second = encode_status(2, 0, b'\x03')
-    receiver = PacketReceiver(min_length=4)
-    receiver.feed(bytes(first) + second)
-    assert receiver.take() == Packet(2, dynamixel.Instruction.STATUS, b'\x00\x03')
-    assert receiver.counts.bad_stuffing == 1
+    receiver = DynamixelCodec()
+    receiver.feed(bytes(first) + encode_status(2, 0, b'\x03'))
+    assert taken(receiver) == [StatusPacket(2, 0, b'\x03')]
+    assert receiver.bad_checksums == 1
 
 
 def test_bad_crc_and_garbage_are_counted():
     good = encode_status(3, 0, b'\x10')
     bad = bytearray(good)
     bad[-1] ^= 0x01
-    receiver = PacketReceiver(min_length=4)
+    receiver = DynamixelCodec()
     receiver.feed(b'\x00\x01' + bytes(bad) + good)
-    assert receiver.take() == Packet(3, dynamixel.Instruction.STATUS, b'\x00\x10')
-    assert receiver.take() is None
-    assert receiver.counts.bad_crc == 1
-    assert receiver.counts.garbage_bytes == 2 + len(bad)
+    assert taken(receiver) == [StatusPacket(3, 0, b'\x10')]
+    assert receiver.bad_checksums == 1
+    assert receiver.garbage_bytes == 2 + len(bad) - 1
 
 
 def test_error_byte_and_hardware_error_in_words():
-    assert dynamixel.error_words(0) == ()
-    assert dynamixel.error_words(0x07) == (
+    assert CODEC.error_words(0) == ()
+    assert CODEC.error_words(0x07) == (
         'access error (read-only or undefined address, or an EEPROM write with torque on)',)
-    assert dynamixel.error_words(0x80)[0].startswith('alert')
-    assert dynamixel.error_words(0x0F) == ('unknown error number 15',)
+    assert CODEC.error_words(0x80)[0].startswith('alert')
+    assert CODEC.error_words(0x0F) == ('unknown error number 15',)
+    assert CODEC.hardware_error_words(0x3D) == (
+        'input voltage', 'overheating', 'motor encoder', 'electrical shock', 'overload')
+    assert CODEC.hardware_error_words(0x82) == ('bit 1', 'bit 7')
+
+
+def test_the_hosts_own_request_echoed_by_the_adapter_is_not_a_status():
+    host = DynamixelCodec()
+    host.feed(encode_read(1, 132, 4) + encode_status(1, 0, bytes(4)))
+    assert taken(host) == [StatusPacket(1, 0, bytes(4))]
+    assert host.foreign_packets == 1
