@@ -276,5 +276,89 @@ AX12 = ControlTable(
 )
 """Dynamixel AX-12A; see the comment above for the sources."""
 
-TABLES: Mapping[str, ControlTable] = {table.model: table for table in (STS3215, AX12)}
-"""Every supported model by name; the Dynamixel tables join here."""
+
+
+# Dynamixel X series, Protocol 2.0 (Koch and OpenManipulator arms). The XL430 and XM430 share
+# every address below. Sources, which agree on each number: the ROBOTIS e-Manual control
+# tables (github.com/ROBOTIS-GIT/emanual docs/en/dxl/x/xl430-w250.md and xm430-w350.md, with
+# the includes they name: Homing Offset "Present Position = Actual Position + Homing Offset",
+# two's complement; the Hardware Error Status bits under Shutdown(63); EEPROM written only
+# with Torque Enable 0), LeRobot src/lerobot/motors/dynamixel/tables.py (X_SERIES_CONTROL_TABLE,
+# MODEL_NUMBER_TABLE: xl430-w250 1060, xm430-w350 1020; two's complement per
+# X_SERIES_ENCODINGS_TABLE) and dynamixel_sdk 4.1.0 (little-endian words, DXL_MAKEDWORD).
+def _x_reg(name: str, address: int, size: int, storage: Storage = Storage.RAM,
+           signed: bool = False) -> Register:
+    encoding = Encoding.TWOS_COMPLEMENT if signed else Encoding.UNSIGNED
+    return Register(name, address, size, storage, encoding)
+
+
+def _x_series(model: str, model_number: int, *, load: Register, load_unit_percent: float,
+              power_up: Mapping[str, int]) -> ControlTable:
+    eeprom = Storage.EEPROM
+    return ControlTable(
+        model=model,
+        model_number=model_number,
+        counts_per_turn=4096,
+        position_max=4095,
+        voltage_unit_v=0.1,             # Present Input Voltage(144): 0.1 V
+        load_unit_percent=load_unit_percent,
+        torque_on_at_power_up=False,    # Torque Enable(64) initial value 0: limp at power-up
+        memory_size=148,                # 0..147 (Backup Ready); the indirect area not modelled
+        model_number_register=_x_reg('Model_Number', 0, 2, eeprom),
+        homing_offset=_x_reg('Homing_Offset', 20, 4, eeprom, signed=True),
+        max_position_limit=_x_reg('Max_Position_Limit', 48, 4, eeprom),
+        min_position_limit=_x_reg('Min_Position_Limit', 52, 4, eeprom),
+        torque_enable=_x_reg('Torque_Enable', 64, 1),
+        hardware_error_status=_x_reg('Hardware_Error_Status', 70, 1),
+        goal_speed=_x_reg('Profile_Velocity', 112, 4),     # 0.229 rev/min; 0 = no limit
+        goal_position=_x_reg('Goal_Position', 116, 4, signed=True),
+        moving=_x_reg('Moving', 122, 1),
+        present_load=load,
+        present_speed=_x_reg('Present_Velocity', 128, 4, signed=True),
+        present_position=_x_reg('Present_Position', 132, 4, signed=True),
+        present_voltage=_x_reg('Present_Input_Voltage', 144, 2),
+        present_temperature=_x_reg('Present_Temperature', 146, 1),
+        extra=(_x_reg('Firmware_Version', 6, 1, eeprom),
+               _x_reg('ID', 7, 1, eeprom),
+               _x_reg('Baud_Rate', 8, 1, eeprom),
+               _x_reg('Return_Delay_Time', 9, 1, eeprom),
+               _x_reg('Drive_Mode', 10, 1, eeprom),
+               _x_reg('Operating_Mode', 11, 1, eeprom),
+               _x_reg('Temperature_Limit', 31, 1, eeprom),
+               _x_reg('Max_Voltage_Limit', 32, 2, eeprom),
+               _x_reg('Min_Voltage_Limit', 34, 2, eeprom),
+               _x_reg('Velocity_Limit', 44, 4, eeprom),
+               _x_reg('Shutdown', 63, 1, eeprom),
+               _x_reg('LED', 65, 1),
+               _x_reg('Status_Return_Level', 68, 1),
+               _x_reg('Profile_Acceleration', 108, 4)),
+        power_up=power_up,
+    )
+
+
+# Initial values from each model's e-Manual table, but Baud_Rate 3 (1 Mbps, as the arms'
+# owners set it; factory 1 = 57,600 bps). Return_Delay_Time is the factory 250 (500 us);
+# LeRobot writes 0, and the simulated bus answers at once either way.
+_X_POWER_UP = {'Firmware_Version': 38, 'ID': 1, 'Baud_Rate': 3, 'Return_Delay_Time': 250,
+               'Drive_Mode': 0, 'Operating_Mode': 3, 'Max_Position_Limit': 4095,
+               'Min_Position_Limit': 0, 'Shutdown': 52, 'Status_Return_Level': 2}
+
+XL430_W250 = _x_series(
+    'XL430-W250', 1060, load=_x_reg('Present_Load', 126, 2, signed=True),
+    load_unit_percent=0.1,              # Present Load(126): 0.1 % of the maximum torque
+    power_up={**_X_POWER_UP, 'Temperature_Limit': 72, 'Max_Voltage_Limit': 140,
+              'Min_Voltage_Limit': 60, 'Velocity_Limit': 265})
+"""Dynamixel XL430-W250 (Koch arm); see the comment above :func:`_x_reg` for the sources."""
+
+XM430_W350 = _x_series(
+    'XM430-W350', 1020, load=_x_reg('Present_Current', 126, 2, signed=True),
+    # Present Current(126) in 2.69 mA; as a load, a share of the factory Current Limit(38)
+    # 1,193 (3.2 A), which the e-Manual gives as the range of Goal Current(102).
+    load_unit_percent=100 / 1193,
+    power_up={**_X_POWER_UP, 'Temperature_Limit': 80, 'Max_Voltage_Limit': 160,
+              'Min_Voltage_Limit': 95, 'Velocity_Limit': 350})
+"""Dynamixel XM430-W350 (OpenManipulator-X); same addresses as the XL430-W250."""
+
+TABLES: Mapping[str, ControlTable] = {table.model: table
+                                      for table in (STS3215, AX12, XL430_W250, XM430_W350)}
+"""Every supported model by name."""
