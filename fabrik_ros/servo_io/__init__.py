@@ -20,6 +20,7 @@ _SOURCES = {
     'LinkTimeout': 'errors', 'NotABoard': 'errors',
     'ServoLink': 'link',
     'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_stats',
+    'MOVE_MAX_S': 'link_options',
     'BoardInfo': 'protocols.native', 'Command': 'protocols.native', 'Frame': 'protocols.native',
     'FrameDecoder': 'protocols.native', 'NackError': 'protocols.native',
     'Reply': 'protocols.native', 'WatchdogAction': 'protocols.native',

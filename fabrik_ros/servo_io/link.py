@@ -1,36 +1,35 @@
-"""Serial transport to a servo board: port, I/O thread, handshake, reconnection.
+"""Serial transport to a servo board: the desired state, the board's handshake and answers.
 
-:class:`ServoLink` owns the port and one background I/O thread. Callers only describe the state
-they want (targets, limits, enable bits, watchdog) and the thread brings the board there,
-again after every reconnect or board reset. Pulse commands are latest-wins: a command that
-arrives before the previous one was sent replaces it, so a fast producer never builds a queue.
+:class:`ServoLink` holds one :class:`~fabrik_ros.servo_io.connection.Connection` (the port, its
+I/O thread, the back-off and reconnection). Callers only describe the state they want
+(targets, limits, pulse frame, enable bits, watchdog) and the I/O thread brings the board
+there, again after every reconnect or board reset. Pulse commands are latest-wins: a command
+that arrives before the previous one was sent replaces it, so a fast producer never builds a
+queue.
 
 Every public method may be called from any thread; the commands never block. What goes out
 when is decided by the pure :class:`~fabrik_ros.servo_io.scheduler.Scheduler` (its docstring
 has the rules: a pulse command as soon as the line is free, several awaiting their ACKs on the
 native protocol, retries, position reads). A pulse command that may go out at once is written
-by the caller's thread itself, sparing it the hand-over to the I/O thread. On a lost port the
-thread reopens the same path with a doubling back-off, cut short when a vanished path reappears
-(a replugged board is found within ``path_check_s``), repeats the handshake (the board's READY
-or an answered PING/VER/Get Errors), and sends everything again, the enable bits included.
+by the caller's thread itself, sparing it the hand-over to the I/O thread. After every
+(re)connect the board's handshake (its READY or an answered PING/VER/Get Errors) proves the
+port holds the board, and everything is sent again, the enable bits included.
 """
 
 from collections.abc import Callable, Sequence
-import os
-import threading
 import time
 from typing import Optional, Union
 
+from fabrik_ros.servo_io.connection import Connection
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.device_bytes import shown
 from fabrik_ros.servo_io.errors import (
     BoardRefused,
     LinkError,
-    LinkLost,
     LinkTimeout,
     NotABoard,
 )
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
 from fabrik_ros.servo_io.link_stats import Counters, LinkStats
 from fabrik_ros.servo_io.protocols import native
 from fabrik_ros.servo_io.protocols.dialect import (
@@ -44,16 +43,9 @@ from fabrik_ros.servo_io.protocols.dialect import (
 from fabrik_ros.servo_io.protocols.dialects import dialect_type
 from fabrik_ros.servo_io.protocols.native import BoardInfo, WatchdogAction
 from fabrik_ros.servo_io.scheduler import Scheduler
-from fabrik_ros.servo_io.serial_port import (
-    is_url,
-    open_serial,
-    READ_SLICE_S,
-    SerialFactory,
-    SerialPort,
-)
+from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
 
 DEFAULT_OPTIONS = LinkOptions()
-_MOVE_MAX_S = 65.535
 # Silence the line must keep after an unframed handshake answer: a hundred byte times even
 # at 9600 baud, and many times a pty's or a USB adapter's latency.
 _QUIET_S = 0.1
@@ -89,49 +81,30 @@ class ServoLink:
         self.channels = channels
         self.options = options
         self._dialect: Dialect = dialect_type(self.protocol)(channels)
-        self._factory = serial_factory
         self._clock = clock
-        self._on_state = on_state
-        self._cv = threading.Condition()
-        self._closing = threading.Event()
-        # Set by a new command (and by close): ends the I/O thread's short waits early.
-        self._nudged = threading.Event()
-        self._thread: Optional[threading.Thread] = None
-        # One writer at a time, so the bytes go out in the order the scheduler handed them out;
-        # also held while the port is dropped, so no caller writes to a closing port.
-        self._write_lock = threading.Lock()
-        self._write_error: Optional[LinkError] = None     # a caller's write failed
-        self._port: Optional[SerialPort] = None
-        self._state = LinkState.DISCONNECTED
-        self._board: Optional[BoardInfo] = None
-        self._last_error: Optional[BaseException] = None
         self._count = Counters()
         self._scheduler = Scheduler(self._dialect, channels, options, self._count)
+        self._board_traffic = _BoardTraffic(self, self._dialect, self._scheduler)
+        self._connection = Connection(path, self._board_traffic, name=f'ServoLink {path}',
+                                      options=options, serial_factory=serial_factory,
+                                      clock=clock, on_state=on_state)
+        self._cv = self._connection.lock
         self._pulses = self._scheduler.pulses
         self._limits = self._scheduler.limits
+        self._frame = self._scheduler.frame
         self._enable = self._scheduler.enable
         self._watchdog = self._scheduler.watchdog
-        self._next_path_check = 0.0
-        self._ever_ready = False
 
     # -- life cycle -------------------------------------------------------------------------
 
     def start(self) -> 'ServoLink':
         """Start the I/O thread; it opens the port and keeps it open until :meth:`close`."""
-        if self._thread is not None:
-            raise RuntimeError(f'ServoLink({self.path!r}) already started')
-        self._thread = threading.Thread(target=self._run, name=f'ServoLink {self.path}',
-                                        daemon=True)
-        self._thread.start()
+        self._connection.start()
         return self
 
     def close(self, timeout_s: float = 2.0) -> None:
         """Stop the I/O thread and close the port (the board's watchdog takes over)."""
-        self._closing.set()
-        self._wake()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout_s)
-        self._set_state(LinkState.CLOSED)
+        self._connection.close(timeout_s)
 
     def __enter__(self) -> 'ServoLink':
         """Start the link."""
@@ -150,13 +123,13 @@ class ServoLink:
         in ``stats().coalesced``). Setting a target does not enable a channel.
 
         :param pulses_us: one target per channel [µs]; 0 keeps that channel's target.
-        :param move_s: move duration [s], 0 = at once, at most 65.535.
+        :param move_s: move duration [s], 0 = at once, at most ``MOVE_MAX_S`` (65.535).
         :raises ValueError: on a wrong count, a pulse outside the channel's limits or a bad
             ``move_s``; nothing is changed then.
         """
         pulses = self._checked_pulses(pulses_us)
-        if not 0.0 <= move_s <= _MOVE_MAX_S:
-            raise ValueError(f'move_s = {move_s!r}, must be within [0, {_MOVE_MAX_S}]')
+        if not 0.0 <= move_s <= MOVE_MAX_S:
+            raise ValueError(f'move_s = {move_s!r}, must be within [0, {MOVE_MAX_S}]')
         with self._cv:
             previous = self._pulses.value[0]
             merged = tuple(new or old for new, old in zip(pulses, previous, strict=True))
@@ -167,10 +140,18 @@ class ServoLink:
             self._pulses.set((merged, round(move_s * 1000)))
         if pending:
             return           # a pending command already has the I/O thread's attention
-        if self._write_now():
-            self._nudged.set()   # ends a short wait, so that the I/O thread sees the answer
+        sent = False
+
+        def take(now_s: float) -> Optional[bytes]:
+            nonlocal sent
+            data = self._scheduler.next_write(now_s)
+            sent = not self._pulses.unsent()   # a newer command wakes the thread itself
+            return data
+
+        if self._connection.write_now(take) and sent:
+            self._connection.nudge()   # ends a short wait, so that the I/O thread sees the answer
         else:
-            self._wake()
+            self._connection.wake()
 
     def set_limits(self, limits_us: Sequence[tuple[int, int]]) -> None:
         """Set each channel's ``(min_us, max_us)``; the link and the board refuse pulses outside.
@@ -195,7 +176,7 @@ class ServoLink:
             if clamped != pulses:
                 self._pulses.set((clamped, move_ms))
             self._limits.set(limits)
-        self._wake()
+        self._connection.wake()
 
     def enable(self, channels: Union[int, Sequence[bool]]) -> None:
         """Make exactly the given channels pulse; the others are detached (limp).
@@ -212,7 +193,7 @@ class ServoLink:
                 raise ValueError(f'enable: channels {unset} have no target yet, '
                                  'must call set_pulses() for them first')
             self._enable.set(mask)
-        self._wake()
+        self._connection.wake()
 
     def detach(self) -> None:
         """Stop the pulses on every channel."""
@@ -236,14 +217,15 @@ class ServoLink:
             raise ValueError(f'timeout_s = {timeout_s!r}, must be within [0, 65.535]')
         with self._cv:
             self._watchdog.set((round(timeout_s * 1000), WatchdogAction(action)))
-        self._wake()
+        self._connection.wake()
 
     def set_frame(self, period_us: int) -> None:
         """Pulse every ``period_us`` with all channels rising together, or 0: slotted 50 Hz.
 
-        For digital servos only (analog ones need the default 0). The frame travels with the
-        limits (the board checks each against the other), so both go out now and again after
-        every reconnect or board reset; :meth:`sync` waits for both.
+        For digital servos only (analog ones need the default 0). The board checks the frame
+        and the limits against each other: limits go out in the slotted frame and the frame
+        after them, now and again after every reconnect or board reset; :meth:`sync` waits for
+        both, and names the frame if the board refuses it.
 
         :raises ValueError: if the protocol has no frame setting (only NATIVE has), or the
             period is neither 0 nor within [max of the limits + ``FRAME_GAP_US``,
@@ -258,9 +240,8 @@ class ServoLink:
                 raise ValueError(f'period_us = {period_us!r}, must be 0 (slotted) or within '
                                  f'[{shortest}, {native.FRAME_MAX_US}] (max limit + '
                                  f'{native.FRAME_GAP_US} us gap, longest frame)')
-            self._dialect.set_frame(period_us)
-            self._limits.set(self._limits.value)
-        self._wake()
+            self._frame.set(int(period_us))
+        self._connection.wake()
 
     # -- observation -------------------------------------------------------------------------
 
@@ -272,17 +253,17 @@ class ServoLink:
     @property
     def state(self) -> LinkState:
         """Return the current :class:`LinkState`."""
-        return self._state
+        return self._connection.state
 
     @property
     def board(self) -> Optional[BoardInfo]:
         """Return what the board reported at the last handshake (or READY)."""
-        return self._board
+        return self._board_traffic.board
 
     @property
     def last_error(self) -> Optional[BaseException]:
         """Return the error that caused the last disconnect, if any."""
-        return self._last_error
+        return self._connection.last_error
 
     def positions(self) -> Optional[Positions]:
         """Return the latest pulses the board reported, or None before the first report."""
@@ -301,15 +282,16 @@ class ServoLink:
         :raises LinkLost: if the link is closed.
         """
         deadline = Deadline(timeout_s, clock=self._clock)
+        connection = self._connection
         with self._cv:
-            while self._state is not LinkState.READY or self._board is None:
-                self._raise_if_closed()
+            while connection.state is not LinkState.READY or self._board_traffic.board is None:
+                connection.raise_if_closed()
                 if deadline.expired():
                     raise LinkTimeout(f'{self.path}: board not ready within {timeout_s} s '
-                                      f'(state {self._state.value}, last error: '
-                                      f'{self._last_error})')
+                                      f'(state {connection.state.value}, last error: '
+                                      f'{connection.last_error})')
                 self._cv.wait(min(deadline.time_left(), 0.05))
-            return self._board
+            return self._board_traffic.board
 
     def sync(self, timeout_s: float) -> None:
         """Block until the board has every setting and target asked for so far.
@@ -324,7 +306,7 @@ class ServoLink:
         slots = self._scheduler.slots
         with self._cv:
             while True:
-                self._raise_if_closed()
+                self._connection.raise_if_closed()
                 for slot in slots:
                     if slot.refused == slot.version and slot.error is not None:
                         raise BoardRefused(f'{self.path}: {slot.error}')
@@ -332,7 +314,7 @@ class ServoLink:
                     return
                 if deadline.expired():
                     raise LinkTimeout(f'{self.path}: board not in sync within {timeout_s} s '
-                                      f'(state {self._state.value})')
+                                      f'(state {self._connection.state.value})')
                 self._cv.wait(min(deadline.time_left(), 0.05))
 
     # -- argument checks -----------------------------------------------------------------------
@@ -358,145 +340,92 @@ class ServoLink:
             raise ValueError(f'len(channels) = {len(channels)}, must be {self.channels}')
         return sum(1 << ch for ch, on in enumerate(channels) if on)
 
-    def _raise_if_closed(self) -> None:
-        if self._state is LinkState.CLOSED:
-            raise LinkLost(f'{self.path}: link closed') from self._last_error
 
-    # -- I/O thread ------------------------------------------------------------------------------
+class _BoardTraffic:
+    """A PWM board on a connection: its handshake, and the scheduler that paces the rest.
 
-    def _set_state(self, state: LinkState) -> None:
-        with self._cv:
-            if self._state is state or self._state is LinkState.CLOSED:
-                return
-            self._state = state
-            self._cv.notify_all()
-        if self._on_state is not None:
-            self._on_state(state)
+    :param link: the link, for its path, protocol, channel count and counters in messages
+    """
 
-    def _wake(self) -> None:
-        self._nudged.set()
-        port = self._port
-        if port is not None:
-            port.wake()
+    def __init__(self, link: ServoLink, dialect: Dialect, scheduler: Scheduler) -> None:
+        self._link = link
+        self._dialect = dialect
+        self._scheduler = scheduler
+        self._count = scheduler.count
+        self.board: Optional[BoardInfo] = None
 
-    def _write_now(self) -> bool:
-        """Write what the scheduler lets out now from the calling thread, if the port is idle.
+    # -- the connection's Traffic ---------------------------------------------------------------
 
-        Left to the I/O thread, a command waits for that thread to wake and to get Python's GIL
-        from the caller: on a busy machine that alone made commands up to 2 ms late. The write
-        happens only while the port's output queue is empty, so it does not block, and only if
-        the I/O thread is not writing itself (then that thread sends the command). A failed
-        write is left to the I/O thread to act on, as if it had failed there.
-
-        :returns: True if the pulse command went out, False if the I/O thread is to send it
-        """
-        if not self._write_lock.acquire(blocking=False):
-            return False
-        try:
-            port = self._port
-            if port is None or self._state is not LinkState.READY or port.output_queued():
-                return False
-            with self._cv:
-                data = self._scheduler.next_write(self._clock())
-                sent = not self._pulses.unsent()   # a newer command wakes the thread itself
-                self._cv.notify_all()
-            if data is None:
-                return False
-            port.write(data)
-            return sent
-        except LinkError as error:
-            self._write_error = error
-            return False
-        finally:
-            self._write_lock.release()
-
-    def _run(self) -> None:
-        backoff = self.options.backoff_min_s
-        try:
-            while not self._closing.is_set():
-                try:
-                    self._connect()
-                    backoff = self.options.backoff_min_s
-                    self._serve()
-                except LinkError as error:
-                    self._last_error = error
-                finally:
-                    self._drop_port()
-                if self._closing.is_set():
-                    break
-                self._set_state(LinkState.DISCONNECTED)
-                self._back_off(backoff)
-                backoff = min(2 * backoff, self.options.backoff_max_s)
-        except BaseException as error:
-            self._last_error = error
-            raise
-        finally:
-            self._set_state(LinkState.CLOSED)
-
-    def _back_off(self, backoff_s: float) -> None:
-        """Wait ``backoff_s`` before reopening, or less if the missing device path appears.
-
-        The back-off spares a board that fails to open or to answer. A path that was missing
-        and appears is a board plugged in again: it is reopened within ``path_check_s``, however
-        long the back-off has grown while the cable was out.
-        """
-        if is_url(self.path) or os.path.exists(self.path):
-            self._closing.wait(backoff_s)
-            return
-        deadline = Deadline(backoff_s, clock=self._clock)
-        while not deadline.expired():
-            if self._closing.wait(min(deadline.time_left(), self.options.path_check_s)):
-                return
-            if os.path.exists(self.path):
-                return
-
-    def _connect(self) -> None:
-        self._set_state(LinkState.CONNECTING)
-        self._port = SerialPort.open(self.path, self._factory, self.options.baud,
-                                     self.options.write_timeout_s)
-        # Once per connection, before the handshake: what the dialect holds of the last one
-        # (bytes, positioned channels, targets) must not pass for this one's.
-        self._dialect.reset()
-        board = self._handshake()
-        with self._cv:
-            self._board = board
-            self._scheduler.forget_board(self._clock())
-            if self._ever_ready:
-                self._count.reconnects += 1
-            self._ever_ready = True
-        self._set_state(LinkState.READY)
-
-    def _handshake(self) -> BoardInfo:
+    def handshake(self, connection: Connection) -> None:
         """Ask the board who it is until it answers as it can, or refuse the port.
+
+        Once per connection, before the handshake, the dialect forgets what it holds of the
+        last one (bytes, positioned channels, targets): it must not pass for this one's.
 
         :raises NotABoard: if what answered cannot be the board (the last such answer is
             named, with the likely causes)
         :raises LinkTimeout: if nothing answered
         """
-        options = self.options
-        deadline = Deadline(options.handshake_timeout_s, clock=self._clock)
+        self._dialect.reset()
+        options = connection.options
+        deadline = Deadline(options.handshake_timeout_s, clock=connection.clock)
         refusal: Optional[NotABoard] = None
         while not deadline.expired():
             request = self._dialect.handshake()
-            self._write(request.data)
+            self._write(connection, request.data)
             wait = Deadline(min(options.handshake_interval_s, deadline.time_left()),
-                            clock=self._clock)
+                            clock=connection.clock)
             try:
-                board = self._identify(self._await(request, wait))
+                board = self._identify(connection, self._await(connection, request, wait))
             except NotABoard as error:
                 refusal, board = error, None
             if board is not None:
                 self._check_board(board)
-                return board
+                self.board = board
+                return
             self._dialect.discard_input()
         dialect = self._dialect
+        path = self._link.path
         causes = f'; likely {dialect.likely_causes}' if dialect.likely_causes else ''
         if refusal is not None:
-            raise NotABoard(f'{self.path}: refused, no {dialect.board_name}: {refusal}{causes}')
-        raise LinkTimeout(f'{self.path}: no {self.protocol.name} board answered within '
+            raise NotABoard(f'{path}: refused, no {dialect.board_name}: {refusal}{causes}')
+        raise LinkTimeout(f'{path}: no {self._link.protocol.name} board answered within '
                           f'{options.handshake_timeout_s} s{causes}')
 
-    def _identify(self, answer: Optional[Answer]) -> Optional[BoardInfo]:
+    def connected(self, now_s: float, again: bool) -> None:
+        """Mark every setting as missing on the board, to be sent again."""
+        self._scheduler.forget_board(now_s)
+        if again:
+            self._count.reconnects += 1
+
+    def expire(self, now_s: float) -> None:
+        """Re-send late requests, or find the board silent."""
+        self._scheduler.expire(now_s)
+
+    def next_write(self, now_s: float) -> Optional[bytes]:
+        """Return what the scheduler lets out now."""
+        return self._scheduler.next_write(now_s)
+
+    def wake_at(self, now_s: float) -> float:
+        """Return when the scheduler has something to do."""
+        return self._scheduler.wake_at(now_s)
+
+    def received(self, data: bytes, now_s: float) -> None:
+        """Feed the dialect, hand the answers to the scheduler, and notice a board reset."""
+        if data:
+            self._dialect.feed(data)
+        self._scheduler.received(now_s)
+        board = self._dialect.take_board_reset()
+        if board is not None:
+            self._count.board_resets += 1
+            self.board = board
+            self._dialect.reset()
+            self._scheduler.forget_board(now_s)
+
+    # -- the handshake's steps ------------------------------------------------------------------
+
+    def _identify(self, connection: Connection,
+                  answer: Optional[Answer]) -> Optional[BoardInfo]:
         """Return the board in a READY or in ``answer``; None if neither says.
 
         Where answers are unframed, the line must then stay quiet for ``_QUIET_S``: a board
@@ -509,10 +438,10 @@ class ServoLink:
             board = self._dialect.board_info(answer)
         if board is None or not self._dialect.unframed:
             return board
-        quiet = Deadline(_QUIET_S, clock=self._clock)
+        quiet = Deadline(_QUIET_S, clock=connection.clock)
         unrequested = self._dialect.take_unrequested()
-        while not unrequested and not quiet.expired() and not self._closing.is_set():
-            self._receive(quiet.time_left(), self._closing)
+        while not unrequested and not quiet.expired() and not connection.closing.is_set():
+            self._receive(connection, quiet.time_left())
             unrequested = self._dialect.take_unrequested()
         if unrequested:
             raise NotABoard(f'after its answer it sent {shown(unrequested)} that no request '
@@ -520,80 +449,25 @@ class ServoLink:
         return board
 
     def _check_board(self, board: BoardInfo) -> None:
-        if board.channels < self.channels:
-            raise LinkError(f'{self.path}: board {board.firmware!r} has {board.channels} '
-                            f'channels, link configured for {self.channels}')
+        channels = self._link.channels
+        if board.channels < channels:
+            raise LinkError(f'{self._link.path}: board {board.firmware!r} has {board.channels} '
+                            f'channels, link configured for {channels}')
 
-    def _await(self, transaction: Transaction, deadline: Deadline) -> Optional[Answer]:
+    def _await(self, connection: Connection, transaction: Transaction,
+               deadline: Deadline) -> Optional[Answer]:
         while True:
             answer = self._dialect.take_answer(transaction)
-            if answer is not None or deadline.expired() or self._closing.is_set():
+            if answer is not None or deadline.expired() or connection.closing.is_set():
                 return answer
-            self._receive(deadline.time_left(), self._closing)
+            self._receive(connection, deadline.time_left())
 
-    def _serve(self) -> None:
-        """Write what the scheduler says, when it says, and give it what comes back."""
-        scheduler = self._scheduler
-        while not self._closing.is_set():
-            self._check_path()
-            with self._write_lock:
-                if self._write_error is not None:
-                    raise self._write_error
-                with self._cv:
-                    self._nudged.clear()      # a command from now on ends the wait below
-                    now = self._clock()
-                    try:
-                        scheduler.expire(now)
-                    except LinkLost as error:
-                        raise LinkLost(f'{self.path}: {error}') from None
-                    data = scheduler.next_write(now)
-                    wait_s = 0.0 if data is not None else scheduler.wake_at(now) - now
-                    self._cv.notify_all()
-                if data is not None:
-                    self._port_or_lost().write(data)
-            self._receive(min(READ_SLICE_S, max(0.0, wait_s)))
-            with self._cv:
-                scheduler.received(self._clock())
-                board = self._dialect.take_board_reset()
-                if board is not None:
-                    self._count.board_resets += 1
-                    self._board = board
-                    self._dialect.reset()
-                    self._scheduler.forget_board(self._clock())
-                self._cv.notify_all()
-
-    def _check_path(self) -> None:
-        now = self._clock()
-        if is_url(self.path) or now < self._next_path_check:
-            return
-        self._next_path_check = now + self.options.path_check_s
-        if not os.path.exists(self.path):
-            raise LinkLost(f'{self.path}: device path vanished (unplugged?)')
-
-    def _receive(self, max_wait_s: float, idle: Optional[threading.Event] = None) -> None:
-        """Feed the dialect what has arrived, waiting at most ``max_wait_s`` for it.
-
-        :param idle: ends a short wait early when set; by default a new command does
-        """
-        data = self._port_or_lost().read(max_wait_s, idle or self._nudged)
+    def _receive(self, connection: Connection, max_wait_s: float) -> None:
+        data = connection.read(max_wait_s, connection.closing)
         if data:
             self._dialect.feed(data)
 
-    def _write(self, data: bytes) -> None:
-        """Write a handshake request (the scheduler writes everything else)."""
-        self._port_or_lost().write(data)
-        with self._cv:
-            self._scheduler.note_write(data, self._clock())
-
-    def _port_or_lost(self) -> SerialPort:
-        port = self._port
-        if port is None:
-            raise LinkLost(f'{self.path}: port closed')
-        return port
-
-    def _drop_port(self) -> None:
-        with self._write_lock:
-            port, self._port = self._port, None
-            self._write_error = None
-        if port is not None:
-            port.close()
+    def _write(self, connection: Connection, data: bytes) -> None:
+        connection.write(data)
+        with connection.lock:
+            self._scheduler.note_write(data, connection.clock())

@@ -4,6 +4,10 @@ from dataclasses import dataclass, fields
 import enum
 import math
 
+# The longest move a link takes [s]: move times travel as 16-bit milliseconds (the native
+# SET_PULSES, and the goal time of bus servos). Nodes cap their moves with this constant.
+MOVE_MAX_S = 65.535
+
 
 class LinkState(enum.Enum):
     """Where the link is in its life cycle."""

@@ -11,8 +11,12 @@ Rules, in order of priority:
 
 - Nothing is written while the line still carries earlier bytes (``len * 10 / baud`` each):
   a newer command can still replace an unsent one (latest wins), so nothing queues up.
-- Limits, watchdog and enable bits go out alone, one request at a time, and only once
-  nothing else is on its way; enable bits only after the pulses they need are acknowledged.
+- Limits, pulse frame, watchdog and enable bits go out alone, one request at a time, and only
+  once nothing else is on its way; enable bits only after the pulses they need are
+  acknowledged. The board checks limits and a fast frame against each other: once a frame
+  was ever set, limits go out in the slotted frame (SET_FRAME 0 first) and a fast frame is
+  sent again after them, so limits land whatever frame the board was left in, and a frame
+  they no longer fit is the one refused.
 - Pulse commands go out as soon as the line is free: up to ``max_in_flight`` of them may
   await their acknowledgements (native SEQ numbers tell the answers apart), and at most
   ``max_rate_hz`` per second when that option is set (a board slower than its line).
@@ -44,7 +48,12 @@ from fabrik_ros.servo_io.protocols.dialect import (
     Positions,
     Transaction,
 )
-from fabrik_ros.servo_io.protocols.native import DEFAULT_LIMITS_US, NackError, WatchdogAction
+from fabrik_ros.servo_io.protocols.native import (
+    DEFAULT_LIMITS_US,
+    FRAME_SLOTTED,
+    NackError,
+    WatchdogAction,
+)
 
 PulseValue = tuple[tuple[int, ...], int]        # (pulses per channel [µs], move time [ms])
 # Longest time a channel goes without a pulse command carrying it, where nothing is
@@ -113,9 +122,10 @@ class Scheduler:
         self.count = counters
         self.pulses = Slot(((0,) * channels, 0))
         self.limits = Slot((DEFAULT_LIMITS_US,) * channels)
+        self.frame = Slot(FRAME_SLOTTED)     # the pulse frame [µs]; never set: the board's own
         self.enable = Slot(0)
         self.watchdog = Slot((0, WatchdogAction.HOLD))
-        self.slots = (self.limits, self.watchdog, self.pulses, self.enable)
+        self.slots = (self.limits, self.frame, self.watchdog, self.pulses, self.enable)
         self.board_mask = 0
         self.failures = 0
         self._jobs: list[Job] = []
@@ -237,6 +247,8 @@ class Scheduler:
     def _alone_due(self) -> Optional[str]:
         if self.limits.unsent():
             return 'limits'
+        if self.frame.unsent():
+            return 'frame'
         if self.watchdog.unsent():
             return 'watchdog'
         if self.enable.unsent() and self._targets_for_enable():
@@ -258,8 +270,10 @@ class Scheduler:
 
     def _new_job(self, choice: str, now_s: float) -> Job:
         if choice == 'limits':
-            return self._slot_job('limits', self.limits, Sharing.ALONE,
-                                  self._dialect.limits(self.limits.value))
+            return self._slot_job('limits', self.limits, Sharing.ALONE, self._limit_requests())
+        if choice == 'frame':
+            return self._slot_job('frame', self.frame, Sharing.ALONE,
+                                  self._dialect.frame(self.frame.value))
         if choice == 'watchdog':
             timeout_ms, action = self.watchdog.value
             return self._slot_job('watchdog', self.watchdog, Sharing.ALONE,
@@ -293,6 +307,19 @@ class Scheduler:
         if not job.transactions:
             done([], now_s)
         return job
+
+    def _limit_requests(self) -> list[Transaction]:
+        """Return the limits' requests, in the slotted frame once a pulse frame was ever set.
+
+        A fast frame is then marked as missing on the board, so that it follows the limits.
+        Before any frame setting none goes out (the board's reset default holds).
+        """
+        requests = self._dialect.limits(self.limits.value)
+        if not self.frame.version or not requests:
+            return requests
+        if self.frame.value != FRAME_SLOTTED:
+            self.frame.forget_board()
+        return self._dialect.frame(FRAME_SLOTTED) + requests
 
     def _board_pulses(self, now_s: float) -> tuple[Optional[int], ...]:
         """Return the target each channel surely has on the board [µs], None where in doubt.

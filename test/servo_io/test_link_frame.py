@@ -37,7 +37,7 @@ def test_limits_and_a_short_frame_go_out_in_an_order_the_board_accepts(sim_board
     link.set_limits([(900, 2100)] * 6)
     with pytest.raises(BoardRefused) as raised:
         link.sync(3.0)
-    assert 'board refused limits: NACK OUT_OF_RANGE' in str(raised.value)
+    assert 'board refused frame: NACK OUT_OF_RANGE' in str(raised.value)
     assert board.limits == ((900, 2100),) * 6
     assert board.firmware.frame_us == native.FRAME_SLOTTED
 

@@ -483,3 +483,32 @@ def test_a_position_read_holds_a_pulse_command_back_by_one_short_request_at_most
                       - set_at)
     assert reads >= 70 and sum(delay > 0 for delay in delays) >= 3, 'reads met commands'
     assert max(delays) <= 7 * BYTE_S + 1e-9
+
+
+def test_the_pulse_frame_has_a_slot_of_its_own_and_follows_limits_sent_in_the_slotted_frame():
+    wire = Wire()
+    wire.scheduler.frame.set(3000)
+    wire.run_until(0.05)
+    assert [(f.cmd, f.payload) for f in wire.frames()] == [
+        (Command.SET_FRAME, (3000).to_bytes(2, 'little'))], 'the frame alone, no limits'
+    assert not wire.scheduler.frame.dirty() and wire.firmware.frame_us == 3000
+    wire.scheduler.limits.set(((900, 2000),) * CHANNELS)
+    wire.run_until(0.1)
+    assert [(f.cmd, native.parse_set_frame(f.payload) if f.cmd == Command.SET_FRAME else None)
+            for f in wire.frames()[1:]] == [
+        (Command.SET_FRAME, native.FRAME_SLOTTED), (Command.SET_LIMITS, None),
+        (Command.SET_FRAME, 3000)]
+    assert wire.firmware.frame_us == 3000
+    assert not any(slot.dirty() for slot in wire.scheduler.slots)
+
+
+def test_a_frame_the_limits_no_longer_fit_is_refused_in_the_frame_slot_not_the_limits_slot():
+    wire = Wire()
+    wire.scheduler.frame.set(2300)
+    wire.scheduler.limits.set(((900, 2100),) * CHANNELS)   # 2100 + 300 > 2300
+    wire.run_until(0.1)
+    frame, limits = wire.scheduler.frame, wire.scheduler.limits
+    assert limits.applied == limits.version and limits.error is None
+    assert frame.refused == frame.version
+    assert 'board refused frame: NACK OUT_OF_RANGE' in str(frame.error)
+    assert wire.firmware.frame_us == native.FRAME_SLOTTED

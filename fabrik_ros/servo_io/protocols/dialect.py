@@ -174,8 +174,8 @@ class Dialect(abc.ABC):
         """Return the requests that store pulse limits on the board (none by default)."""
         return []
 
-    def set_frame(self, period_us: int) -> None:
-        """Make later :meth:`limits` requests set this pulse frame too (0 = the default).
+    def frame(self, period_us: int) -> list[Transaction]:
+        """Return the requests that set the pulse period, 0 meaning the default slotted one.
 
         :raises ValueError: always here: only dialects with ``capabilities.fast_frame`` can.
         """

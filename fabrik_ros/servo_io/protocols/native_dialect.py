@@ -40,7 +40,6 @@ class NativeDialect(Dialect):
         self._decoder = native.FrameDecoder()
         self._answers: dict[int, Frame] = {}
         self._reset_info: Optional[BoardInfo] = None
-        self._frame_us: Optional[int] = None     # None: never set, the board's default holds
 
     def reset(self) -> None:
         """Drop buffered bytes, answers and a pending READY; keep counting sequence numbers."""
@@ -114,8 +113,8 @@ class NativeDialect(Dialect):
         """Return one ENABLE."""
         return [self._request(Command.ENABLE, native.encode_enable, mask)]
 
-    def set_frame(self, period_us: int) -> None:
-        """Make :meth:`limits` set this pulse frame too: a fast one of ``period_us``, 0 = slotted.
+    def frame(self, period_us: int) -> list[Transaction]:
+        """Return one SET_FRAME: a fast frame of ``period_us``, 0 = slotted.
 
         :raises ValueError: if ``period_us`` is neither 0 nor within
             [``FRAME_GAP_US``, ``FRAME_MAX_US``] (the board's bound on the limits comes later).
@@ -124,24 +123,11 @@ class NativeDialect(Dialect):
                 native.FRAME_GAP_US <= period_us <= native.FRAME_MAX_US):
             raise ValueError(f'period_us = {period_us!r}, must be 0 (slotted) or within '
                              f'[{native.FRAME_GAP_US}, {native.FRAME_MAX_US}]')
-        self._frame_us = period_us
+        return [self._request(Command.SET_FRAME, native.encode_set_frame, period_us)]
 
     def limits(self, limits_us: Sequence[tuple[int, int]]) -> list[Transaction]:
-        """Return one SET_LIMITS; with a fast frame, between SET_FRAME 0 and SET_FRAME period.
-
-        The board checks the limits and a fast frame against each other, so limits go out in
-        slotted frames, where any valid pair is accepted, whatever frame the board was left in.
-        Before any :meth:`set_frame` no SET_FRAME goes out (the board's reset default holds).
-        """
-        if self._frame_us is None:
-            return [self._request(Command.SET_LIMITS, native.encode_set_limits, list(limits_us))]
-        requests = [
-            self._request(Command.SET_FRAME, native.encode_set_frame, native.FRAME_SLOTTED),
-            self._request(Command.SET_LIMITS, native.encode_set_limits, list(limits_us))]
-        if self._frame_us != native.FRAME_SLOTTED:
-            requests.append(self._request(Command.SET_FRAME, native.encode_set_frame,
-                                          self._frame_us))
-        return requests
+        """Return one SET_LIMITS."""
+        return [self._request(Command.SET_LIMITS, native.encode_set_limits, list(limits_us))]
 
     def watchdog(self, timeout_ms: int, action: WatchdogAction) -> list[Transaction]:
         """Return one SET_TIMEOUT."""
