@@ -2,17 +2,18 @@
 
 :class:`SimBoard` opens ``os.openpty()``, optionally puts a symlink in front of the terminal
 (like ``/dev/serial/by-id/...``) and answers on it from a thread, speaking the native protocol
-(hardware/PROTOCOL.md), the SSC-32U or the Maestro protocol. It can be unplugged and replugged
-behind the same symlink, fall silent, and corrupt bytes, to exercise the link's recovery.
+(hardware/PROTOCOL.md), the SSC-32U or the Maestro protocol, or as a bus of Feetech STS
+servos (``feetech_bus.py``). It can be unplugged and replugged behind the same symlink, fall
+silent, and corrupt bytes, to exercise the link's recovery.
 
 A pty has no baud rate: bytes move as fast as the kernel copies them. With ``baud`` set (the
-default, 115200) the board models the line instead: it takes in and sends out at most
-``baud / 10`` bytes per second (11.52 bytes per ms), so a host that writes faster than a real
-line would carry is throttled as on hardware. The two directions are independent, as on a UART:
-a chunk from the host is handed to the firmware once its last byte has arrived, and a reply
-reaches the host once its last byte has been sent, while the board goes on reading. A pty has
-no DTR line either, so the board cannot see the host open the port and reset itself;
-``boot_delay_s`` models the Arduino bootloader after :meth:`SimBoard.start`,
+default, 115200; 1 Mbaud on a servo bus) the board models the line instead: it takes in and sends
+out at most ``baud / 10`` bytes per second (11.52 bytes per ms at 115200), so a host that writes
+faster than a real line would carry is throttled as on hardware. The two directions are
+independent, as on a UART: a chunk from the host is handed to the firmware once its last byte has
+arrived, and a reply reaches the host once its last byte has been sent, while the board goes on
+reading. A pty has no DTR line either, so the board cannot see the host open the port and reset
+itself; ``boot_delay_s`` models the Arduino bootloader after :meth:`SimBoard.start`,
 :meth:`SimBoard.replug` and :meth:`SimBoard.reset`.
 
 ``cli.py`` (the ``sim_device`` command) runs one from the command line. Instruments (the
@@ -32,6 +33,8 @@ import tty
 from typing import Optional
 
 from fabrik_ros.boardsim.board_firmware import SimFirmware
+from fabrik_ros.boardsim.bus_firmware import BusFirmware
+from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
 from fabrik_ros.boardsim.maestro_board import MaestroFirmware
 from fabrik_ros.boardsim.native_board import NativeFirmware
 from fabrik_ros.boardsim.servo_model import ServoModel
@@ -40,7 +43,10 @@ from fabrik_ros.servo_io.protocols.dialect import Protocol
 
 _FIRMWARE = {Protocol.NATIVE: (NativeFirmware, 'fabrik-sim'),
              Protocol.SSC32: (Ssc32Firmware, 'SSC32-V2.50USB'),
-             Protocol.MAESTRO: (MaestroFirmware, 'maestro-sim')}
+             Protocol.MAESTRO: (MaestroFirmware, 'maestro-sim'),
+             Protocol.FEETECH: (FeetechBusFirmware, 'STS3215')}
+SIMULATED_PROTOCOLS = tuple(_FIRMWARE)
+PROTOCOL_BAUD = -1       # ``baud`` default: 1 Mbaud on a servo bus, 115200 on a PWM board
 _CHUNK = 64              # bytes taken from the pty per step, so line throttling stays smooth
 _TICK_S = 0.002          # longest the board thread sleeps without checking its timers
 
@@ -51,7 +57,8 @@ class SimBoard:
     :param protocol: what the board speaks.
     :param channels: number of servo outputs.
     :param link_path: optional symlink created to point at the pty (replaced if present).
-    :param baud: modelled line speed [bit/s]; None = as fast as the pty goes.
+    :param baud: modelled line speed [bit/s]; None = as fast as the pty goes; by default the
+        protocol's factory rate (1,000,000 for bus servos, else 115200).
     :param speed_us_per_s: fastest an output may change (a slow servo); None = no cap.
     :param boot_delay_s: time after (re)start during which input is ignored (bootloader).
     :param corrupt_rate: probability that any byte, in either direction, has one bit flipped.
@@ -64,7 +71,7 @@ class SimBoard:
     """
 
     def __init__(self, protocol: Protocol = Protocol.NATIVE, *, channels: int = 6,
-                 link_path: Optional[str] = None, baud: Optional[int] = 115200,
+                 link_path: Optional[str] = None, baud: Optional[int] = PROTOCOL_BAUD,
                  speed_us_per_s: Optional[float] = None, boot_delay_s: float = 0.0,
                  corrupt_rate: float = 0.0, seed: int = 0,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -73,6 +80,8 @@ class SimBoard:
         self.protocol = Protocol(protocol)
         self.channels = channels
         self.link_path = link_path
+        if baud == PROTOCOL_BAUD:
+            baud = 1_000_000 if self.protocol.is_bus else 115200
         self.baud = baud
         self.boot_delay_s = boot_delay_s
         self.corrupt_rate = corrupt_rate
@@ -230,12 +239,18 @@ class SimBoard:
         self._step(self._master, False)
 
     def _power_cycle(self) -> None:
-        """Replace the firmware by a fresh one; the native board keeps its EEPROM limits."""
+        """Replace the firmware by a fresh one; the native board keeps its EEPROM limits.
+
+        Bus servos have their own supply: the adapter restarts, the servos stay as they were.
+        """
         with self._cv:
-            model = self._new_model()
-            if self.protocol is Protocol.NATIVE:
-                model.limits = list(self.firmware.model.limits)
-            self.firmware = self._new_firmware(model)
+            if isinstance(self.firmware, BusFirmware):
+                self.firmware.replugged()
+            else:
+                model = self._new_model()
+                if self.protocol is Protocol.NATIVE:
+                    model.limits = list(self.firmware.model.limits)
+                self.firmware = self._new_firmware(model)
             self._inbox.clear()
             self._outbox.clear()
 
