@@ -3,14 +3,16 @@
 ``python -m fabrik_ros.boardsim --protocol native --link ./ttyFAKE`` (also installed
 as the ``sim_device`` console script) prints the path to open and serves a
 :class:`~fabrik_ros.boardsim.board.SimBoard` there; ``--protocol ssc32`` or ``maestro``
-imitates a Lynxmotion SSC-32U or a Pololu Maestro instead. See ``board.py`` for how the
+imitates a Lynxmotion SSC-32U or a Pololu Maestro instead, ``--protocol feetech`` a bus of
+Feetech STS3215 servos with ids 1..``--channels`` at 1 Mbaud. See ``board.py`` for how the
 line speed and the Arduino boot are modelled. ``--board simavr`` runs the Uno firmware itself
 in the simavr simulator, building it first if needed (see :func:`simavr_build`).
 
 A real board does not stop when its host is stopped, and the host's last words (detach, or
 hold) must reach it: on SIGINT or SIGTERM the simulated board keeps answering until the line
 has been quiet for ``--linger-s`` (at most ``--linger-max-s``), then prints its final state,
-``sim_device: final state: enabled [...] pulses [...] us``, and exits 0.
+``sim_device: final state: enabled [...] pulses [...] us`` (on a servo bus: ``torque [...]
+positions [...] counts``), and exits 0.
 """
 
 import argparse
@@ -24,7 +26,8 @@ import time
 from typing import Optional, Union
 
 from fabrik_ros.boardsim import simavr_board
-from fabrik_ros.boardsim.board import SimBoard
+from fabrik_ros.boardsim.board import PROTOCOL_BAUD, SimBoard, SIMULATED_PROTOCOLS
+from fabrik_ros.boardsim.bus_firmware import BusFirmware
 from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 
@@ -45,13 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help='python: the simulated board of fabrik_ros.boardsim; simavr: the '
                              'Uno firmware in the simavr simulator, native protocol only '
                              '(default: python)')
-    parser.add_argument('--protocol', choices=[p.value for p in OFFERED_PROTOCOLS],
+    offered = OFFERED_PROTOCOLS + tuple(p for p in SIMULATED_PROTOCOLS if p.is_bus)
+    parser.add_argument('--protocol', choices=[p.value for p in offered],
                         default='native',
                         help='protocol the board speaks (default: native)')
     parser.add_argument('--link', help='symlink to create to the pty, e.g. ./ttyFAKE')
     parser.add_argument('--channels', type=int, default=6, help='servo outputs (default: 6)')
-    parser.add_argument('--baud', type=int, default=115200,
-                        help='modelled line speed in bit/s, 0 = unthrottled (default: 115200)')
+    parser.add_argument('--baud', type=int, default=None,
+                        help='modelled line speed in bit/s, 0 = unthrottled (default: 115200; '
+                             '1000000 on a servo bus)')
     parser.add_argument('--speed-us-per-s', type=float, default=0.0,
                         help='fastest servo movement in µs/s, 0 = no cap (default: 0)')
     parser.add_argument('--boot-delay-s', type=float, default=0.0,
@@ -96,7 +101,10 @@ def _serve(options: argparse.Namespace, stop: StopRequest) -> int:
             return 0
         print(f'sim_device: cannot start: {error}', file=sys.stderr, flush=True)
         return 1
-    print(f'sim_device: final state: enabled {enabled} pulses {pulses} us', flush=True)
+    if Protocol(options.protocol).is_bus:
+        print(f'sim_device: final state: torque {enabled} positions {pulses} counts', flush=True)
+    else:
+        print(f'sim_device: final state: enabled {enabled} pulses {pulses} us', flush=True)
     return 0
 
 
@@ -120,8 +128,9 @@ class _PythonBoard:
     """A :class:`SimBoard` as sim_device serves it."""
 
     def __init__(self, options: argparse.Namespace) -> None:
+        baud = PROTOCOL_BAUD if options.baud is None else options.baud or None
         self.board = SimBoard(Protocol(options.protocol), channels=options.channels,
-                              link_path=options.link, baud=options.baud or None,
+                              link_path=options.link, baud=baud,
                               speed_us_per_s=options.speed_us_per_s or None,
                               boot_delay_s=options.boot_delay_s,
                               corrupt_rate=options.corrupt_rate, seed=options.seed)
@@ -139,6 +148,9 @@ class _PythonBoard:
         return self.board.bytes_received
 
     def final_state(self) -> tuple[list[bool], list[int]]:
+        firmware = self.board.firmware
+        if isinstance(firmware, BusFirmware):     # torque and present positions [counts]
+            return firmware.torques(), firmware.present_positions(time.monotonic())
         return list(self.board.enabled), list(self.board.pulses())
 
 
