@@ -1,0 +1,85 @@
+"""An auxiliary servo (a gripper) as joint_commands and joint_states see it: a position.
+
+An auxiliary servo is outside the IK chain. On a PWM board it has a pulse range but no angle
+calibration, so its position is the fraction of that range (0.0 at ``min_us``, 1.0 at
+``max_us``); a bus servo is calibrated like a joint, so its position is an angle [rad]. Either
+way the driver and sim_arm read and clamp it through one :class:`AuxAxis`.
+"""
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from fabrik_ros.driver.board_layout import aux_position, aux_pulse_us
+from fabrik_ros.kinematics import AuxServo, ServoMap
+
+
+class AuxAxis(Protocol):
+    """The position range of an auxiliary servo and its map to servo units."""
+
+    @property
+    def name(self) -> str:
+        """Return the servo's name in the arm file (``aux_servos.<name>``)."""
+
+    @property
+    def low(self) -> float:
+        """Return the lowest position, in the axis's unit."""
+
+    @property
+    def high(self) -> float:
+        """Return the highest position, in the axis's unit."""
+
+    @property
+    def home(self) -> float:
+        """Return the position the servo starts at, in the axis's unit."""
+
+    @property
+    def range_note(self) -> str:
+        """Return what the range stands for, for a warning (``'min_us 1000 .. max_us 2000'``)."""
+
+    def units(self, position: float) -> float:
+        """Return the servo units for a position within [low, high] [µs or counts]."""
+
+    def position(self, units: float) -> float:
+        """Return the position of a servo's units (the inverse of :meth:`units`)."""
+
+
+@dataclass(frozen=True)
+class PulseAux:
+    """A PWM auxiliary servo: position 0.0 at ``min_us``, 1.0 at ``max_us``.
+
+    >>> axis = PulseAux(AuxServo('gripper', 5, 1000.0, 2000.0, 1600.0))
+    >>> axis.home, axis.units(0.25), axis.position(1250.0)
+    (0.6, 1250, 0.25)
+    """
+
+    servo: AuxServo
+    low: float = 0.0
+    high: float = 1.0
+
+    @property
+    def name(self) -> str:
+        """Return the servo's name in the arm file."""
+        return self.servo.name
+
+    @property
+    def home(self) -> float:
+        """Return the fraction of the pulse range the servo starts at."""
+        return aux_position(self.servo, self.servo.home_us)
+
+    @property
+    def range_note(self) -> str:
+        """Return the pulse range the fraction spans."""
+        return f'fraction of min_us {self.servo.min_us} .. max_us {self.servo.max_us}'
+
+    def units(self, position: float) -> float:
+        """Return the whole-µs pulse of a fraction (clamped into the pulse range)."""
+        return aux_pulse_us(self.servo, position)[0]
+
+    def position(self, units: float) -> float:
+        """Return the fraction of a pulse [µs]."""
+        return aux_position(self.servo, units)
+
+
+def aux_axes(servo_map: ServoMap) -> tuple[AuxAxis, ...]:
+    """Return the auxiliary servos of the arm as axes, in arm-file order."""
+    return tuple(PulseAux(servo) for servo in servo_map.aux)

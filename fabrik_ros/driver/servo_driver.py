@@ -1,0 +1,369 @@
+"""What servo_driver does with each event, without ROS: the node's callbacks call one method.
+
+:class:`ServoDriver` joins the parts of the driver: the command intake (names, auxiliary
+servos, clamping), the :class:`~fabrik_ros.driver.arm_state_machine.ArmStateMachine` (safe
+start, enable, home, reconnects), the speed-limited motion, the map from angles to servo units
+and back (feedback), and the move home before the driver exits. It talks to the servos
+through a :class:`~fabrik_ros.driver.servo_output.ServoOutput` (a PWM board or a bus), reads
+time from the clock it is given and hands every line to log to the ``log`` callable, so any
+sequence of events can be run in a test with a fake clock and a fake output.
+"""
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+import enum
+import math
+from typing import Optional
+
+from fabrik_ros.driver.arm_state_machine import (
+    Actions,
+    ArmStateMachine,
+    LogLevel,
+    LogLine,
+    Phase,
+    Reply,
+)
+from fabrik_ros.driver.aux_axis import aux_axes
+from fabrik_ros.driver.command_intake import CommandIntake, WARN_EVERY_S
+from fabrik_ros.driver.feedback import report_confirms
+from fabrik_ros.driver.motion import Angles, MotionPlanner, Send
+from fabrik_ros.driver.servo_output import (
+    HealthLevel,
+    servo_names,
+    ServoHealth,
+    ServoOutput,
+    ServoReport,
+)
+from fabrik_ros.driver.slew import SlewLimiter
+from fabrik_ros.kinematics import Arm
+from fabrik_ros.monitoring.cause_throttle import CauseThrottle
+from fabrik_ros.servo_io.errors import LinkError, NotABoard
+from fabrik_ros.servo_io.link_options import LinkState
+
+START_WAIT_S = 0.5        # after connecting, the longest wait for a first position report
+LINK_WARN_EVERY_S = 10.0  # one line per cause of link trouble this often, while it lasts
+SHUTDOWN_SYNC_S = 1.0     # how long the exit waits for the servos to confirm their final state
+# Handed-over commands whose published copy has not come back yet; more are lost copies.
+_HANDED_OVER_KEPT = 64
+
+
+class FinalState(enum.Enum):
+    """What the servos do when the driver stops (HOLD and DETACH also when the watchdog fires)."""
+
+    HOLD = 'hold'      # keep holding the last pose
+    DETACH = 'detach'  # go limp
+    HOME = 'home'      # move home at the safe-start speed, then hold there (driver stop only)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The positions to publish on joint_states, and where they come from.
+
+    :param names: the joints', then the auxiliary servos' names
+    :param positions: joints [rad], then auxiliary servos in their unit (PWM: fraction of
+        the pulse range; bus: rad)
+    :param source: for /diagnostics: the command, the board's report, or the command the
+        report confirms
+    """
+
+    names: tuple[str, ...]
+    positions: tuple[float, ...]
+    source: str
+
+
+class ServoDriver:
+    """Drive an arm's servos from joint commands and service requests (module docstring).
+
+    :param arm: the arm (joints, limits, home pose, servo map)
+    :param output: the servos
+    :param speeds_rad_s: the fastest each joint may move [rad/s], joint order
+    :param home_move_s: the shortest move home [s]
+    :param step_s: the control period: how far ahead a speed-limited step reaches [s]
+    :param clock: monotonic time [s], the same clock the output stamps its reports with
+    :param log: takes each line the driver has to say
+    :param busy: returns why joint commands must wait ('' when they need not): a
+        calibration jog holding the servos
+    """
+
+    def __init__(self, arm: Arm, output: ServoOutput, *, speeds_rad_s: Sequence[float],
+                 home_move_s: float, step_s: float, clock: Callable[[], float],
+                 log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '') -> None:
+        self._arm, self._output = arm, output
+        self._clock, self._log, self._busy = clock, log, busy
+        self._step_s = step_s
+        self.planner = MotionPlanner(SlewLimiter(tuple(speeds_rad_s)), arm.home,
+                                     home_move_s=home_move_s, step_s=step_s)
+        self._machine = ArmStateMachine(self.planner, start_wait_s=START_WAIT_S,
+                                        warn_every_s=LINK_WARN_EVERY_S)
+        self._axes = aux_axes(arm.servo_map)
+        self._intake = CommandIntake(arm.joints, self._axes, clock=clock)
+        self._aux = {axis.name: axis.home for axis in self._axes}
+        self._names = servo_names(arm.servo_map)
+        self._throttle = CauseThrottle(WARN_EVERY_S, clock=clock)
+        self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
+        self.clamped: tuple[str, ...] = ()
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """Return where the arm is between the link and the servos."""
+        return self._machine.phase
+
+    @property
+    def enabled(self) -> bool:
+        """Return True unless the servos were asked to go limp (``~/enable`` false)."""
+        return self._machine.enabled
+
+    @property
+    def latest_command(self) -> Angles:
+        """Return the pose the driver is moving to (or holding) [rad]."""
+        return self.planner.target
+
+    def set_speeds(self, speeds_rad_s: Sequence[float]) -> None:
+        """Change the per-joint speed limits [rad/s] from the next step on."""
+        self.planner.set_speeds(speeds_rad_s)
+
+    def set_home_move_s(self, home_move_s: float) -> None:
+        """Change the shortest move home [s] from the next move home on."""
+        self.planner.home_move_s = home_move_s
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def take_commands(self, names: Sequence[str], positions: Sequence[float]) -> None:
+        """Take a joint_commands message: its auxiliary servos, then its joints."""
+        intake = self._intake.take(names, positions, self.planner.target)
+        self._say(intake.logs)
+        command = intake.command
+        if command is None:
+            return
+        if command.aux:
+            self._aux.update(command.aux)
+            self._apply(self._machine.command_aux(self._clock()))
+        if command.joints is None:
+            return
+        if command.joints in self._handed_over:
+            # The published copy of a command handed over by a call: taken already, and by
+            # now perhaps replaced by a newer one.
+            self._handed_over.remove(command.joints)
+            return
+        self._follow(command.joints)
+
+    def command(self, angles_rad: Sequence[float]) -> None:
+        """Take ``angles_rad`` [rad, joint order] as a joint command handed over by a call.
+
+        For a node in the same process (``fabrik_arm``), which saves the DDS hop; the copy it
+        also publishes on joint_commands is recognised and not taken a second time.
+
+        :raises ValueError: if there is not one finite angle per joint
+        """
+        angles = tuple(float(a) for a in angles_rad)
+        joints = self._arm.joints
+        if len(angles) != len(joints) or not all(math.isfinite(a) for a in angles):
+            raise ValueError(f'angles_rad = {angles!r}, must hold {len(joints)} finite values '
+                             f'(one per joint: {", ".join(self._arm.joint_names)})')
+        clamped, logs = self._intake.clamp(angles)
+        self._say(logs)
+        self._handed_over.append(clamped)
+        self._follow(clamped)
+
+    def _follow(self, targets: Angles) -> None:
+        reason = self._busy()
+        if reason:
+            if self._throttle.allow('busy'):
+                self._log(LogLine(LogLevel.WARN, f'joint_commands ignored: {reason}'))
+            return
+        # Stepped now rather than on the next tick if the servos follow: up to a period sooner.
+        self._apply(self._machine.command(self._clock(), targets))
+
+    # -- time and the link --------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Pass on link changes, then let the state machine start, hold or step the arm."""
+        now = self._clock()
+        self._take_link_events(now)
+        phase = self._machine.phase
+        reported = self._reported_angles(now) if phase is Phase.READING else None
+        synced = phase is Phase.HOLDING and self._output.synced()
+        self._apply(self._machine.tick(now, reported, synced=synced))
+
+    def _take_link_events(self, now: float) -> None:
+        """Tell the state machine each connect and each loss the link reported."""
+        for state in self._output.take_events():
+            if state is LinkState.READY:
+                self._apply(self._machine.connect(now, self._output.board_name or 'board'))
+            elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
+                error = self._output.last_error   # its text starts with the port's path
+                reason = str(error) if error is not None else f'{self._output.path}: closed'
+                # A refusal shows the device's bytes, new each time: one line per cause.
+                cause = NotABoard if isinstance(error, NotABoard) else None
+                self._apply(self._machine.lose(now, reason, cause=cause))
+
+    def _apply(self, actions: Actions) -> Actions:
+        """Do what the state machine decided: send, attach or detach, log."""
+        if actions.send is not None:
+            self._send(actions.send)
+        if actions.attach is not None:
+            self._output.attach(actions.attach)
+        self._say(actions.logs)
+        return actions
+
+    def _send(self, send: Send) -> None:
+        command = self._arm.servo_map.to_units(send.angles_rad)
+        if command.clamped and self._throttle.allow('units clamped'):
+            self._log(LogLine(LogLevel.WARN, f'servo {self._output.unit} clamped for '
+                                             f'{list(command.clamped)}'))
+        self.clamped = command.clamped
+        self._output.send([*map(float, command.units), *self._aux_units()], send.move_s)
+
+    def _aux_units(self) -> list[float]:
+        return [float(axis.units(self._aux[axis.name])) for axis in self._axes]
+
+    def _say(self, lines: Sequence[LogLine]) -> None:
+        for line in lines:
+            self._log(line)
+
+    # -- services ----------------------------------------------------------------------------
+
+    def home(self) -> Actions:
+        """Move home slowly (``~/home``); the reply says whether and how, or why not."""
+        now = self._clock()
+        self._take_link_events(now)
+        return self._apply(self._machine.home(now))
+
+    def enable(self, on: bool) -> Reply:
+        """Attach (``on``) or detach the servos (``~/enable``); the reply says what happens."""
+        now = self._clock()
+        self._take_link_events(now)
+        return reply_of(self._apply(self._machine.enable(now, on)))
+
+    # -- feedback ----------------------------------------------------------------------------
+
+    def feedback(self) -> Optional[Feedback]:
+        """Return the positions of every servo to publish, None before anything was sent.
+
+        The commanded positions where the report confirms them (an SSC-32U reports in 10 µs
+        steps, about 2 mm at the tool), else the report, else (no recent report) the command.
+        """
+        report = self._output.report(self._clock())
+        sent = self.planner.sent
+        joint_units = self._joint_units(report)
+        if report is None or joint_units is None:
+            return None if sent is None else Feedback(self._names, self._commanded(sent),
+                                                      'commanded')
+        steps = f'{report.resolution:g} {self._output.unit} steps'
+        if sent is not None and self._confirms(report, sent):
+            return Feedback(self._names, self._commanded(sent),
+                            f'commanded, confirmed by the board ({steps})')
+        angles = self._arm.servo_map.to_angles(joint_units)
+        aux_units = report.units[len(joint_units):]
+        aux = tuple(self._aux[axis.name] if units is None else axis.position(units)
+                    for axis, units in zip(self._axes, aux_units, strict=True))
+        return Feedback(self._names, (*map(float, angles), *aux), f'board ({steps})')
+
+    def _commanded(self, sent: Angles) -> tuple[float, ...]:
+        return (*sent, *(self._aux[axis.name] for axis in self._axes))
+
+    def _confirms(self, report: ServoReport, sent: Angles) -> bool:
+        """Return True if every reported servo stands where it was sent, as far as it tells."""
+        commanded = [*map(float, self._arm.servo_map.to_units(sent).units), *self._aux_units()]
+        pairs = [(r, c) for r, c in zip(report.units, commanded, strict=True) if r is not None]
+        return report_confirms([r for r, _ in pairs], [c for _, c in pairs], report.resolution)
+
+    def _joint_units(self, report: Optional[ServoReport]) -> Optional[list[float]]:
+        """Return the joints' reported units [joint order], None unless every joint reported."""
+        if report is None:
+            return None
+        units = report.units[:len(self._arm.joints)]
+        if any(u is None for u in units):
+            return None
+        return [float(u) for u in units if u is not None]
+
+    def _reported_angles(self, now: float) -> Optional[Angles]:
+        """Return the joint angles the servos reported lately, None if they have not."""
+        units = self._joint_units(self._output.report(now))
+        if units is None:
+            return None
+        return tuple(float(a) for a in self._arm.servo_map.to_angles(units))
+
+    def servo_positions(self) -> tuple[tuple[str, ...], tuple[float, ...]]:
+        """Return the servos' names and raw units exactly as last reported (those reported)."""
+        report = self._output.report(self._clock())
+        if report is None:
+            return (), ()
+        pairs = [(n, u) for n, u in zip(self._names, report.units, strict=True) if u is not None]
+        return tuple(n for n, _ in pairs), tuple(u for _, u in pairs)
+
+    def status(self) -> ServoHealth:
+        """Return the condition of the link and the arm for the board's diagnostic status."""
+        output = self._output
+        if output.state is LinkState.READY:
+            level = HealthLevel.OK
+            message = 'connected' if self.enabled else 'connected, servos detached'
+        else:
+            level = HealthLevel.ERROR
+            message = (f'board not connected ({output.state.value}): '
+                       f'{output.last_error or "waiting"}')
+        feedback = self.feedback()
+        values = {**output.link_values(), 'enabled': self.enabled,
+                  'feedback': feedback.source if feedback else '',
+                  'clamped joints': ', '.join(self.clamped)}
+        return ServoHealth('servo board', level, message, values)
+
+    # -- exit --------------------------------------------------------------------------------
+
+    def stop(self, final: FinalState, *, sleep: Callable[[float], None]) -> None:
+        """Leave the servos as ``final`` says and close the link (the driver is exiting).
+
+        :param sleep: waits a number of seconds (the move home is ticked through by hand,
+            since the node's timers no longer run)
+        """
+        output = self._output
+        if output.state is LinkState.CLOSED:
+            return
+        try:
+            if final is FinalState.HOME and output.state is LinkState.READY:
+                self._home_before_exit(sleep)
+            output.release(detach=final is FinalState.DETACH)
+            if output.state is LinkState.READY:
+                output.sync(SHUTDOWN_SYNC_S)
+            else:
+                self._log(LogLine(LogLevel.WARN, f'on_shutdown {final.value}: no board '
+                                                 f'connected ({output.state.value}), the servos '
+                                                 f'stay as the board left them'))
+        except LinkError as error:
+            self._log(LogLine(LogLevel.WARN, f'on_shutdown {final.value} not confirmed: '
+                                             f'{error}'))
+        output.close()
+
+    def _home_before_exit(self, sleep: Callable[[float], None]) -> None:
+        """Move home as ~/home does and tick the move through.
+
+        Bounded by the move's own duration: a stop request during it is already taken, so a
+        second Ctrl-C waits for the arm instead of cutting the move short.
+        """
+        now = self._clock()
+        actions = self.home()
+        if actions.send is None:
+            reason = actions.reply.message if actions.reply else 'the servos cannot move'
+            self._log(LogLine(LogLevel.WARN, f'on_shutdown home: {reason}; the servos stay '
+                                             'put'))
+            return
+        end = now + actions.send.move_s + self._step_s
+        self._log(LogLine(LogLevel.INFO, f'on_shutdown home: moving home over '
+                                         f'{actions.send.move_s:.1f} s'))
+        while self._clock() < end:
+            sleep(self._step_s)
+            self.tick()
+
+
+def reply_of(actions: Actions) -> Reply:
+    """Return the reply the state machine gives to a service request (~/home, ~/enable).
+
+    :raises RuntimeError: if it gave none: every request is answered, so that is a bug
+    """
+    if actions.reply is None:
+        raise RuntimeError(f'actions = {actions!r}: a service request must be answered with '
+                           'a reply')
+    return actions.reply
