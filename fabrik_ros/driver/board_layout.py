@@ -27,16 +27,15 @@ class BoardLayout:
     @classmethod
     def of(cls, arm: Arm) -> 'BoardLayout':
         """Return the layout the arm's servo map describes."""
-        servo_map = arm.servo_map
-        used = [(c.channel, c.min_us, c.max_us) for c in servo_map.calibrations]
-        used += [(a.channel, a.min_us, a.max_us) for a in servo_map.aux]
+        calibrations, aux_servos = arm.servo_map.pulse_servos()
+        used = [(c.channel, c.min_us, c.max_us) for c in calibrations]
+        used += [(a.channel, a.min_us, a.max_us) for a in aux_servos]
         channels = max(channel for channel, _, _ in used) + 1
         limits = [DEFAULT_LIMITS_US] * channels
         for channel, low, high in used:
             limits[channel] = (math.ceil(low), math.floor(high))
-        aux = tuple((a.channel, round(a.home_us)) for a in servo_map.aux)
-        return cls(channels, tuple(c.channel for c in servo_map.calibrations), tuple(limits),
-                   aux)
+        aux = tuple((a.channel, round(a.home_us)) for a in aux_servos)
+        return cls(channels, tuple(c.channel for c in calibrations), tuple(limits), aux)
 
     @property
     def enable_mask(self) -> int:

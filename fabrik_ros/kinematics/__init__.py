@@ -1,6 +1,7 @@
 """Pure kinematics core: arm description, constrained FABRIK, servo map, URDF (no rclpy)."""
 
 from fabrik_ros.kinematics.arm import Arm, load_arm
+from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
 from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.description.servo_map import (
     AuxServo,
@@ -19,6 +20,7 @@ from fabrik_ros.kinematics.vec3 import Vec3
 
 __all__ = [
     'Arm', 'ArmConfigError', 'AuxServo', 'BatchIkResult', 'Bend', 'Chain', 'ChainSolution',
+    'CountAuxServo', 'CountCalibration',
     'FabrikSolver', 'FREE', 'Hinge2D', 'Hinge3D', 'IkResult', 'Joint', 'JointKind', 'Link',
     'load_arm', 'planar_angles', 'planar_points', 'ServoCalibration', 'ServoCommand',
     'ServoMap', 'solve_planar_chain', 'SolverOptions', 'SolverOptionsError', 'StopReason',

@@ -49,7 +49,7 @@ class ServoJog:
         self._refusal, self._go_home = refusal, go_home
         bounds = node.get_parameter(GUARD_PARAMETER).value
         guard = JogGuard.of(bounds).within(*link.capabilities.pulse_range_us)
-        calibrations = {c.joint: c for c in arm.servo_map.calibrations}
+        calibrations = {c.joint: c for c in arm.servo_map.pulse_servos()[0]}
         self._jog = PulseJog(calibrations, guard,
                              min_move_s=1.0 / node.get_parameter('control_rate_hz').value)
         self._restore_at_s = 0.0
@@ -81,7 +81,7 @@ class ServoJog:
     def _send(self, joint: str, pulse_us: float) -> None:
         index = self._arm.joint_names.index(self._jog.calibration(joint).joint)
         sent = self._planner.sent or tuple(self._arm.home)
-        start_us = self._arm.servo_map.calibrations[index].pulse_us(sent[index])
+        start_us = self._arm.servo_map.calibrations[index].units(sent[index])
         speeds = self._node.get_parameter('max_speed_rad_s').value
         move = self._jog.move(joint, pulse_us, speed_rad_s=speeds[index], start_us=start_us)
         self._restore_timer.cancel()

@@ -54,8 +54,8 @@ class CalibrationSession:
 
         :raises CalibrationError: if a joint's marks cannot make a calibration
         """
-        by_name = dict(zip(self._arm.joint_names, zip(self._arm.joints,
-                                                      self._arm.servo_map.calibrations,
+        calibrations, _ = self._arm.servo_map.pulse_servos()
+        by_name = dict(zip(self._arm.joint_names, zip(self._arm.joints, calibrations,
                                                       strict=True), strict=True))
         result = {}
         for joint, marks in self._marks.items():

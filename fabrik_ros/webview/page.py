@@ -244,7 +244,7 @@ class WebPage:
     def _current_pulse(self) -> int:
         index = self._arm.joint_names.index(self._servo.value)
         calibration = self._arm.servo_map.calibrations[index]
-        return int(round(calibration.pulse_us(self._angles[self._servo.value])))
+        return int(round(calibration.units(self._angles[self._servo.value])))
 
     async def _on_servo_chosen(self, event: viser.GuiEvent) -> None:
         # The bounds are the whole microseconds the slider was built with (viser types them

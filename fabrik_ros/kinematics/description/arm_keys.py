@@ -2,7 +2,9 @@
 
 One YAML file describes the arm for every node and for ``load_arm``. A ROS parameter holds a
 scalar or a flat array, so nested maps become dotted names (``joints.elbow.max_deg``); ``*``
-in :data:`KEYS` stands for one joint (or auxiliary servo) name. The readers
+in :data:`KEYS` stands for one joint (or auxiliary servo) name. A servo section holds the keys
+of one family: a PWM servo's pulse keys or a bus servo's count keys, the same family for every
+servo of the arm (:data:`SERVO_FAMILIES`). The readers
 (key_readers.py) check a value against its entry's rules, and the nodes describe each ROS
 parameter with :attr:`KeySpec.description`, which is written from the same rules: the rule
 enforced is the rule shown.
@@ -99,13 +101,14 @@ class KeySpec:
 
     :param kind: the type of its value (ints are taken where a float is asked)
     :param meaning: what it is, without unit or rules
-    :param unit: 'm', 'deg', 'us' or '' (shown in brackets)
+    :param unit: 'm', 'deg', 'us', 'count' or '' (shown in brackets)
     :param rules: numeric rules on the value, or on each entry of a list, checked in order
     :param choices: the allowed values, for a key that holds one of a few
     :param default: the value when the key is absent; :data:`MISSING` when it is required
     :param size: the number of entries a list must have (0: any number)
     :param below: a sibling key this value must be smaller than
     :param within: two sibling keys this value must lie between (inclusive)
+    :param family: the servo family (``'pulse'``, ``'count'``) of a servo key, else ''
     """
 
     kind: ValueKind
@@ -117,6 +120,7 @@ class KeySpec:
     size: int = 0
     below: str = ''
     within: tuple[str, str] | tuple[()] = ()
+    family: str = ''
 
     @property
     def description(self) -> str:
@@ -158,6 +162,41 @@ _POSITIVE = Bounds(0.0, low_open=True)
 _JOINT_RANGE = Bounds(-360.0, 360.0)
 _PULSE_RANGE = Bounds(400.0, 2600.0)
 _CHANNEL = Bounds(0)
+# Bus ids both makers accept: Feetech 0..253, Dynamixel Protocol 2.0 0..252 (253 is reserved
+# and 254 is the broadcast id on both).
+_BUS_ID = Bounds(0, 252)
+# 4096 on the STS3215 and the Dynamixel X series; the range leaves room for other encoders
+# (Dynamixel P series: hundreds of thousands) and refuses a slip such as 0 or 40.
+_COUNTS_PER_TURN = Bounds(256, 1_048_576)
+SERVO_FAMILIES = ('pulse', 'count')
+_P, _C = SERVO_FAMILIES
+
+
+def _count_keys(section: str, what: str) -> dict[str, KeySpec]:
+    """Return the keys of a bus servo's calibration in counts, for ``servos`` or ``aux_servos``.
+
+    ``count = zero_count + direction * position * counts_per_turn / 2 pi``; the range the
+    positions' limits give must lie within the encoder's 0 .. counts_per_turn - 1 (checked
+    with the joint, arm_sections.py).
+    """
+    return {
+        f'{section}.*.id': KeySpec(_I, f'bus id of the servo {what}', rules=(_BUS_ID,),
+                                   family=_C),
+        f'{section}.*.zero_count': KeySpec(_F, "the servo's count at position 0", 'count',
+                                           (Bounds(0.0),), below='counts_per_turn', family=_C),
+        f'{section}.*.direction': KeySpec(_I, '1 where the count rises with the position, -1 '
+                                          'against', choices=(1, -1), default=1, family=_C),
+        f'{section}.*.counts_per_turn': KeySpec(_I, "counts in one turn of the servo's encoder",
+                                                rules=(_COUNTS_PER_TURN,), default=4096,
+                                                family=_C),
+        f'{section}.*.homing_offset': KeySpec(_I, "the servo's homing-offset register value the "
+                                              'counts were read with (written at connect where '
+                                              'the servo holds another), smaller in size than '
+                                              'counts_per_turn', 'count', default=None,
+                                              family=_C),
+    }
+
+
 _DEFAULT_OPTIONS = SolverOptions()
 
 KEYS: dict[str, KeySpec] = {
@@ -195,25 +234,34 @@ KEYS: dict[str, KeySpec] = {
                                   'does (pitch lifts, yaw turns counter-clockwise seen from '
                                   'above), -1 against', choices=(1, -1), default=1),
     'servos.*.channel': KeySpec(_I, 'servo board channel driving this joint',
-                                rules=(_CHANNEL,)),
+                                rules=(_CHANNEL,), family=_P),
     'servos.*.min_us': KeySpec(_F, 'lowest pulse width the servo is driven with', 'us',
-                               (_PULSE_RANGE,), below='max_us'),
+                               (_PULSE_RANGE,), below='max_us', family=_P),
     'servos.*.max_us': KeySpec(_F, 'highest pulse width the servo is driven with', 'us',
-                               (_PULSE_RANGE,)),
-    'servos.*.angle_at_min_deg': KeySpec(_F, 'joint angle at min_us', 'deg'),
+                               (_PULSE_RANGE,), family=_P),
+    'servos.*.angle_at_min_deg': KeySpec(_F, 'joint angle at min_us', 'deg', family=_P),
     'servos.*.angle_at_max_deg': KeySpec(_F, 'joint angle at max_us, not angle_at_min_deg',
-                                         'deg'),
+                                         'deg', family=_P),
     'servos.*.trim_us': KeySpec(_F, 'offset added to every pulse to correct the horn '
                                 'mounting, smaller in size than the pulse range', 'us',
-                                default=0.0),
+                                default=0.0, family=_P),
+    **_count_keys('servos', 'driving this joint (position: the joint position)'),
     'aux_servos.*.channel': KeySpec(_I, 'servo board channel of a servo outside the IK chain',
-                                    rules=(_CHANNEL,)),
+                                    rules=(_CHANNEL,), family=_P),
     'aux_servos.*.min_us': KeySpec(_F, 'lowest pulse width of the auxiliary servo', 'us',
-                                   (_PULSE_RANGE,), below='max_us'),
+                                   (_PULSE_RANGE,), below='max_us', family=_P),
     'aux_servos.*.max_us': KeySpec(_F, 'highest pulse width of the auxiliary servo', 'us',
-                                   (_PULSE_RANGE,)),
+                                   (_PULSE_RANGE,), family=_P),
     'aux_servos.*.home_us': KeySpec(_F, 'pulse width the auxiliary servo starts at', 'us',
-                                    within=('min_us', 'max_us')),
+                                    within=('min_us', 'max_us'), family=_P),
+    **_count_keys('aux_servos', 'outside the IK chain (position: its joint_commands and '
+                  'joint_states position [rad])'),
+    'aux_servos.*.min_deg': KeySpec(_F, 'lowest position of the auxiliary bus servo', 'deg',
+                                    (_JOINT_RANGE,), below='max_deg', family=_C),
+    'aux_servos.*.max_deg': KeySpec(_F, 'highest position of the auxiliary bus servo', 'deg',
+                                    (_JOINT_RANGE,), family=_C),
+    'aux_servos.*.home_deg': KeySpec(_F, 'position the auxiliary bus servo starts at', 'deg',
+                                     within=('min_deg', 'max_deg'), family=_C),
     'solver.tolerance_m': KeySpec(_F, 'IK counts as reached when the tool point is this close',
                                   'm', default=_DEFAULT_OPTIONS.tolerance_m),
     'solver.max_iterations': KeySpec(_I, 'FABRIK iteration cap per attempt',
@@ -227,14 +275,29 @@ KEYS: dict[str, KeySpec] = {
 }
 
 
-def keys_under(prefix: str) -> tuple[str, ...]:
+def keys_under(prefix: str, family: Optional[str] = None) -> tuple[str, ...]:
     """Return the leaf keys of the schema directly under ``prefix``, in schema order.
+
+    :param family: only the servo keys of this family (and the keys of none)
 
     >>> keys_under('joints.*')
     ('kind', 'min_deg', 'max_deg', 'home_deg', 'zero_deg', 'direction')
+    >>> keys_under('servos.*', 'count')
+    ('id', 'zero_count', 'direction', 'counts_per_turn', 'homing_offset')
     """
-    return tuple(pattern.rpartition('.')[2] for pattern in KEYS
-                 if pattern.rpartition('.')[0] == prefix)
+    return tuple(pattern.rpartition('.')[2] for pattern, entry in KEYS.items()
+                 if pattern.rpartition('.')[0] == prefix
+                 and (family is None or entry.family in ('', family)))
+
+
+def family_of(section: str, key: str) -> str:
+    """Return the servo family of ``key`` in a servo section ('' if it has none or is unknown).
+
+    >>> family_of('servos', 'zero_count'), family_of('aux_servos', 'home_us')
+    ('count', 'pulse')
+    """
+    entry = KEYS.get(f'{section}.*.{key}')
+    return entry.family if entry is not None else ''
 
 
 TOP_KEYS = tuple(dict.fromkeys(pattern.split('.')[0] for pattern in KEYS))

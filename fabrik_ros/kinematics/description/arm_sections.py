@@ -3,14 +3,16 @@
 Each key's own rules (type, range, choices, default, a sibling it must stay below) are the
 schema's (arm_keys.py), applied by the readers (key_readers.py). What is checked here spans
 keys the schema cannot tie: the shape of the chain, a list as long as the pitch joints ask,
-the pulse range a trim must fit in, a channel used twice.
+the pulse range a trim must fit in, a channel used twice, one servo family (pulse or count)
+for the whole arm, a count range inside the encoder's turn.
 """
 
 from collections.abc import Mapping
 import math
 from typing import Any
 
-from fabrik_ros.kinematics.description.arm_keys import MISSING, TOP_KEYS
+from fabrik_ros.kinematics.description.arm_keys import family_of, MISSING, TOP_KEYS
+from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
 from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.description.key_readers import (
     join,
@@ -21,7 +23,12 @@ from fabrik_ros.kinematics.description.key_readers import (
     section,
 )
 from fabrik_ros.kinematics.description.offsets import Offsets
-from fabrik_ros.kinematics.description.servo_map import AuxServo, ServoCalibration
+from fabrik_ros.kinematics.description.servo_map import (
+    AnyAuxServo,
+    AuxServo,
+    Calibration,
+    ServoCalibration,
+)
 from fabrik_ros.kinematics.errors import ArmConfigError, SolverOptionsError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 
@@ -114,19 +121,54 @@ def _offsets(values: Mapping[str, Any], joints: tuple[Joint, ...]) -> Offsets:
                    values['roll_axis_offset_m'], values['tool_offset_m'])
 
 
+def servo_family(params: Mapping[str, Any]) -> tuple[str, str]:
+    """Return the arm's servo family ('pulse' or 'count') and the section that sets it.
+
+    The first section under ``servos`` sets it: a bus servo's keys (``id``, ``zero_count``,
+    ...) make it 'count', anything else 'pulse'.
+    """
+    table = params.get('servos')
+    if not isinstance(table, Mapping) or not table:
+        return 'pulse', 'servos'
+    name, entry = next(iter(table.items()))
+    if isinstance(entry, Mapping) and any(family_of('servos', str(k)) == 'count' for k in entry):
+        return 'count', f'servos.{name}'
+    return 'pulse', f'servos.{name}'
+
+
+def _check_family(entry: Mapping[str, Any], path: str, family: tuple[str, str]) -> None:
+    """Refuse a key of the other servo family: an arm file is all-pulse or all-count."""
+    wanted, setter = family
+    top = path.split('.')[0]
+    for key, value in entry.items():
+        found = family_of(top, str(key))
+        if found and found != wanted:
+            raise ArmConfigError(join(path, str(key)), value,
+                                 f'is a {found} servo key, but {setter} is a {wanted} servo: '
+                                 'an arm file is all-pulse (channel, min_us, max_us, ...) or '
+                                 'all-count (id, zero_count, direction, ...)')
+
+
 def read_servos(params: Mapping[str, Any],
-                joints: tuple[Joint, ...]) -> tuple[ServoCalibration, ...]:
-    """Return one calibration per joint from ``servos.<joint>.*``."""
+                joints: tuple[Joint, ...]) -> tuple[Calibration, ...]:
+    """Return one calibration per joint from ``servos.<joint>.*``, all of one family."""
     table = section(params, 'servos')
     names = [j.name for j in joints]
     reject_unknown(table, names, 'servos')
-    return tuple(_read_servo(section(table, name, 'servos'), name) for name in names)
+    family = servo_family(params)
+    calibrations: list[Calibration] = []
+    for joint in joints:
+        entry = section(table, joint.name, 'servos')
+        _check_family(entry, f'servos.{joint.name}', family)
+        calibrations.append(_read_count_servo(entry, joint) if family[0] == 'count'
+                            else _read_servo(entry, joint.name))
+    return tuple(calibrations)
 
 
 def _read_servo(entry: Mapping[str, Any], name: str) -> ServoCalibration:
     """Return one calibration: distinct end angles, a trim that fits in the pulse range."""
     path = f'servos.{name}'
-    values = read_keys(entry, 'servos.*', path)
+    values = read_keys(entry, 'servos.*', path, family='pulse')
     low, high = values['min_us'], values['max_us']
     if values['angle_at_min_deg'] == values['angle_at_max_deg']:
         raise ArmConfigError(join(path, 'angle_at_max_deg'), values['angle_at_max_deg'],
@@ -139,27 +181,104 @@ def _read_servo(entry: Mapping[str, Any], name: str) -> ServoCalibration:
                             math.radians(values['angle_at_max_deg']), values['trim_us'])
 
 
-def read_aux_servos(params: Mapping[str, Any]) -> tuple[AuxServo, ...]:
-    """Return the channels outside the IK chain from the optional ``aux_servos.<name>.*``."""
+def _read_count_servo(entry: Mapping[str, Any], joint: Joint) -> CountCalibration:
+    """Return one bus servo's calibration: its joint's range inside the encoder's turn."""
+    path = f'servos.{joint.name}'
+    values = read_keys(entry, 'servos.*', path, family='count')
+    _check_homing_offset(values, path)
+    calibration = CountCalibration(joint.name, values['id'], values['zero_count'],
+                                   values['direction'], joint.min_rad, joint.max_rad,
+                                   values['counts_per_turn'], values['homing_offset'])
+    _check_within_turn(calibration.low_units, calibration.high_units, values, path,
+                       f'joints.{joint.name}', (joint.min_rad, joint.max_rad))
+    return calibration
+
+
+def _check_homing_offset(values: Mapping[str, Any], path: str) -> None:
+    """Require a homing offset smaller in size than a turn (a turn more shifts nothing)."""
+    offset, turn = values['homing_offset'], values['counts_per_turn']
+    if offset is not None and abs(offset) >= turn:
+        raise ArmConfigError(join(path, 'homing_offset'), offset,
+                             f'must be smaller in size than counts_per_turn ({turn})')
+
+
+def _check_within_turn(low: float, high: float, values: Mapping[str, Any], path: str,
+                       range_key: str, range_rad: tuple[float, float]) -> None:
+    """Refuse counts outside the encoder's 0 .. counts_per_turn - 1, naming the fix.
+
+    A position-mode bus servo cannot be driven across the seam where its count wraps from
+    counts_per_turn - 1 to 0 (a goal past it runs the long way round). The homing-offset
+    register shifts the counts the servo reports and takes: the fix is the shift that centres
+    the range in the turn. The register's sign differs by maker: Feetech reports Present =
+    Actual - Homing_Offset, Dynamixel Present = Actual + Homing_Offset (LeRobot's motor bus
+    code, feetech.py and dynamixel.py ``_get_half_turn_homings``, states both).
+    """
+    turn, zero = values['counts_per_turn'], values['zero_count']
+    if 0.0 <= low and high <= turn - 1:
+        return
+    shown = (f"puts {range_key}'s range [{math.degrees(range_rad[0]):g}, "
+             f'{math.degrees(range_rad[1]):g}] deg at counts {low:.1f} .. {high:.1f}, outside '
+             f"the encoder's 0 .. {turn - 1}")
+    if high - low > turn - 1:
+        raise ArmConfigError(join(path, 'zero_count'), zero,
+                             f'{shown}: the range spans more than one turn of the encoder')
+    shift = round((turn - 1) / 2.0 - (low + high) / 2.0)
+    offset = values['homing_offset'] or 0
+    raise ArmConfigError(
+        join(path, 'zero_count'), zero,
+        f'{shown}: the range crosses the seam where the count wraps. Shift the counts by '
+        f"{shift:+d} with the servo's homing offset (Feetech: homing_offset: "
+        f'{_wrapped(offset - shift, turn)}; Dynamixel: homing_offset: '
+        f'{_wrapped(offset + shift, turn)}) and set zero_count: {zero + shift:g}')
+
+
+def _wrapped(offset: int, turn: int) -> int:
+    """Return ``offset`` moved by whole turns into [-turn/2, turn/2).
+
+    >>> _wrapped(3000, 4096), _wrapped(-2048, 4096)
+    (-1096, -2048)
+    """
+    return (offset + turn // 2) % turn - turn // 2
+
+
+def read_aux_servos(params: Mapping[str, Any]) -> tuple[AnyAuxServo, ...]:
+    """Return the servos outside the IK chain from the optional ``aux_servos.<name>.*``.
+
+    They are of the family the joints' servos are (see :func:`servo_family`).
+    """
     table = section(params, 'aux_servos', required=False)
-    servos = []
+    family = servo_family(params)
+    servos: list[AnyAuxServo] = []
     for name in table:
-        values = read_keys(section(table, name, 'aux_servos'), 'aux_servos.*',
-                           f'aux_servos.{name}')
-        servos.append(AuxServo(str(name), values['channel'], values['min_us'], values['max_us'],
-                               values['home_us']))
+        path = f'aux_servos.{name}'
+        entry = section(table, name, 'aux_servos')
+        _check_family(entry, path, family)
+        values = read_keys(entry, 'aux_servos.*', path, family=family[0])
+        if family[0] == 'pulse':
+            servos.append(AuxServo(str(name), values['channel'], values['min_us'],
+                                   values['max_us'], values['home_us']))
+            continue
+        _check_homing_offset(values, path)
+        low, high, home = (math.radians(values[k]) for k in ('min_deg', 'max_deg', 'home_deg'))
+        servo = CountAuxServo(str(name), values['id'], values['zero_count'],
+                              values['direction'], low, high, home,
+                              values['counts_per_turn'], values['homing_offset'])
+        _check_within_turn(servo.low_units, servo.high_units, values, path, path, (low, high))
+        servos.append(servo)
     return tuple(servos)
 
 
-def check_channels(calibrations: tuple[ServoCalibration, ...],
-                   aux: tuple[AuxServo, ...]) -> None:
-    """Require every servo, joint or auxiliary, to have a channel of its own."""
+def check_channels(calibrations: tuple[Calibration, ...],
+                   aux: tuple[AnyAuxServo, ...]) -> None:
+    """Require every servo, joint or auxiliary, to have a channel (bus id) of its own."""
     seen: dict[int, str] = {}
-    for path, channel in ([(f'servos.{c.joint}', c.channel) for c in calibrations]
-                          + [(f'aux_servos.{a.name}', a.channel) for a in aux]):
-        if channel in seen:
-            raise ArmConfigError(f'{path}.channel', channel, f'is already used by {seen[channel]}')
-        seen[channel] = path
+    for path, servo in ([(f'servos.{c.joint}', c) for c in calibrations]
+                        + [(f'aux_servos.{a.name}', a) for a in aux]):
+        key = 'id' if servo.unit == 'count' else 'channel'
+        if servo.channel in seen:
+            raise ArmConfigError(f'{path}.{key}', servo.channel,
+                                 f'is already used by {seen[servo.channel]}')
+        seen[servo.channel] = path
 
 
 def read_solver(params: Mapping[str, Any]) -> SolverOptions:

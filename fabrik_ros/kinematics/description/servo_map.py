@@ -1,18 +1,22 @@
-"""Joint angles to servo units (pulse widths) and back, clamped and reported.
+"""Joint angles to servo units and back, clamped and reported.
 
-This module and the arm loader are the only places where degrees or microseconds meet radians.
-Whatever angles come in (NaN, inf, 1e300), every pulse that goes out lies within its servo's
-configured range.
+A servo is driven in its unit: a pulse width [us] on a PWM board, a count of its encoder on a
+bus (count_calibration.py). An arm's servos are all of one unit. This module, the count
+calibration and the arm loader are the only places where degrees, microseconds or counts meet
+radians. Whatever angles come in (NaN, inf, 1e300), every value that goes out lies within its
+servo's range.
 """
 
 from dataclasses import dataclass
 import math
+from typing import ClassVar, Union
 
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
+from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
 from fabrik_ros.kinematics.description.joint import Joint
-from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,8 @@ class ServoCalibration:
     ``max_us`` (the first may be the larger one for a servo mounted the other way round).
     ``trim_us`` is added to every pulse to correct the horn's mounting offset.
     """
+
+    unit: ClassVar[str] = 'us'
 
     joint: str
     channel: int
@@ -40,6 +46,24 @@ class ServoCalibration:
         (1500.0, 2500.0)
         """
         return min(max(self.unclamped_us(angle_rad), self.min_us), self.max_us)
+
+    @property
+    def low_units(self) -> float:
+        """Return the lowest pulse width the servo is driven with [us]."""
+        return self.min_us
+
+    @property
+    def high_units(self) -> float:
+        """Return the highest pulse width the servo is driven with [us]."""
+        return self.max_us
+
+    def units(self, angle_rad: float) -> float:
+        """Return the pulse width of an angle, clamped (the unit-neutral :meth:`pulse_us`)."""
+        return self.pulse_us(angle_rad)
+
+    def unclamped_units(self, angle_rad: float) -> float:
+        """Return the pulse width before clamping (the unit-neutral :meth:`unclamped_us`)."""
+        return self.unclamped_us(angle_rad)
 
     def unclamped_us(self, angle_rad: float) -> float:
         """Return the pulse width the calibration line gives, before clamping to the range."""
@@ -62,6 +86,8 @@ class ServoCalibration:
 class AuxServo:
     """A channel that is not part of the IK chain (a gripper), driven by pulse width."""
 
+    unit: ClassVar[str] = 'us'
+
     name: str
     channel: int
     min_us: float
@@ -83,8 +109,9 @@ class AuxServo:
 class ServoCommand:
     """Servo units for the joint servos, in joint (config) order.
 
-    :param units: (n_joints,) servo units (pulse widths [us]), each within its servo's range
-    :param channels: the board channel of each value
+    :param units: (n_joints,) servo units (pulse widths [us] or counts), each within its
+        servo's range
+    :param channels: the board channel (or bus id) of each value
     :param clamped: names of the joints whose angle was not finite, outside the joint limits,
         or outside what the servo's range can express
     """
@@ -94,18 +121,55 @@ class ServoCommand:
     clamped: tuple[str, ...]
 
 
+Calibration = Union[ServoCalibration, CountCalibration]
+AnyAuxServo = Union[AuxServo, CountAuxServo]
+
+
 @dataclass(frozen=True)
 class ServoMap:
-    """Calibrations for every joint (config order) plus the auxiliary channels."""
+    """Calibrations for every joint (config order) plus the auxiliary servos, all of one unit.
+
+    :raises ValueError: if the servos mix units (the loader names the key first)
+    """
 
     joints: tuple[Joint, ...]
-    calibrations: tuple[ServoCalibration, ...]
-    aux: tuple[AuxServo, ...] = ()
+    calibrations: tuple[Calibration, ...]
+    aux: tuple[AnyAuxServo, ...] = ()
+
+    def __post_init__(self) -> None:
+        """Refuse servos of more than one unit."""
+        units = {servo.unit for servo in (*self.calibrations, *self.aux)}
+        if len(units) > 1:
+            raise ValueError(f'servo units {sorted(units)}: an arm is all-pulse or all-count')
 
     @property
     def unit(self) -> str:
-        """Return the unit the servos are driven in: ``'us'`` (pulse width)."""
-        return 'us'
+        """Return the unit the servos are driven in: ``'us'`` (pulse width) or ``'count'``."""
+        return self.calibrations[0].unit if self.calibrations else ServoCalibration.unit
+
+    def pulse_servos(self) -> tuple[tuple[ServoCalibration, ...], tuple[AuxServo, ...]]:
+        """Return the joints' and the auxiliary servos' pulse calibrations (a PWM board's).
+
+        :raises ArmConfigError: if the servos are calibrated in counts
+        """
+        joints = tuple(c for c in self.calibrations if isinstance(c, ServoCalibration))
+        aux = tuple(a for a in self.aux if isinstance(a, AuxServo))
+        if len(joints) != len(self.calibrations) or len(aux) != len(self.aux):
+            raise ArmConfigError('servos', self.unit, 'are bus servos calibrated in counts; a '
+                                 'PWM board needs pulse widths (channel, min_us, max_us)')
+        return joints, aux
+
+    def count_servos(self) -> tuple[tuple[CountCalibration, ...], tuple[CountAuxServo, ...]]:
+        """Return the joints' and the auxiliary servos' count calibrations (a bus's).
+
+        :raises ArmConfigError: if the servos are calibrated in pulse widths
+        """
+        joints = tuple(c for c in self.calibrations if isinstance(c, CountCalibration))
+        aux = tuple(a for a in self.aux if isinstance(a, CountAuxServo))
+        if len(joints) != len(self.calibrations) or len(aux) != len(self.aux):
+            raise ArmConfigError('servos', self.unit, 'are calibrated in pulse widths; bus '
+                                 'servos need counts (id, zero_count, direction)')
+        return joints, aux
 
     def to_units(self, angles_rad: FloatVector) -> ServoCommand:
         """Return the servo units for joint angles [rad] and the joints that were clamped.
@@ -115,15 +179,16 @@ class ServoMap:
         :raises TargetError: if the number of angles differs from the number of joints
         """
         values = _as_flat(angles_rad, len(self.joints), 'angles_rad')
-        pulses = np.empty(len(self.joints))
+        units = np.empty(len(self.joints))
         clamped = []
         for index, (joint, cal) in enumerate(zip(self.joints, self.calibrations, strict=True)):
             angle = float(values[index])
             safe = joint.home_rad if math.isnan(angle) else joint.clamp(angle)
-            pulses[index] = cal.pulse_us(safe)
-            if safe != angle or not _within(cal.unclamped_us(safe), cal.min_us, cal.max_us):
+            units[index] = cal.units(safe)
+            if safe != angle or not _within(cal.unclamped_units(safe), cal.low_units,
+                                            cal.high_units):
                 clamped.append(joint.name)
-        return ServoCommand(pulses, tuple(c.channel for c in self.calibrations), tuple(clamped))
+        return ServoCommand(units, tuple(c.channel for c in self.calibrations), tuple(clamped))
 
     def to_angles(self, units: FloatVector) -> np.ndarray:
         """Return the joint angles [rad] that servo units command (for position feedback).
@@ -134,7 +199,7 @@ class ServoMap:
         if not np.all(np.isfinite(values)):
             raise TargetError(f'units = {values.tolist()!r}, every value must be finite')
         pairs = zip(self.calibrations, values, strict=True)
-        return np.array([cal.angle_rad(float(pulse)) for cal, pulse in pairs])
+        return np.array([cal.angle_rad(float(value)) for cal, value in pairs])
 
 
 def _as_flat(values: FloatVector, count: int, name: str) -> np.ndarray:
@@ -145,6 +210,6 @@ def _as_flat(values: FloatVector, count: int, name: str) -> np.ndarray:
     return array
 
 
-def _within(pulse_us: float, low_us: float, high_us: float) -> bool:
-    """Return True when a pulse is in range, allowing for rounding of the calibration line."""
-    return low_us - 1e-6 <= pulse_us <= high_us + 1e-6
+def _within(value: float, low: float, high: float) -> bool:
+    """Return True when a servo unit is in range, allowing for rounding of the line."""
+    return low - 1e-6 <= value <= high + 1e-6
