@@ -34,6 +34,7 @@ from typing import Optional
 
 from fabrik_ros.boardsim.board_firmware import SimFirmware
 from fabrik_ros.boardsim.bus_firmware import BusFirmware
+from fabrik_ros.boardsim.dynamixel_bus import DynamixelBusFirmware
 from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
 from fabrik_ros.boardsim.maestro_board import MaestroFirmware
 from fabrik_ros.boardsim.native_board import NativeFirmware
@@ -44,7 +45,8 @@ from fabrik_ros.servo_io.protocols.dialect import Protocol
 _FIRMWARE = {Protocol.NATIVE: (NativeFirmware, 'fabrik-sim'),
              Protocol.SSC32: (Ssc32Firmware, 'SSC32-V2.50USB'),
              Protocol.MAESTRO: (MaestroFirmware, 'maestro-sim'),
-             Protocol.FEETECH: (FeetechBusFirmware, 'STS3215')}
+             Protocol.FEETECH: (FeetechBusFirmware, 'STS3215'),
+             Protocol.DYNAMIXEL: (DynamixelBusFirmware, 'XL430-W250')}
 SIMULATED_PROTOCOLS = tuple(_FIRMWARE)
 PROTOCOL_BAUD = -1       # ``baud`` default: 1 Mbaud on a servo bus, 115200 on a PWM board
 _CHUNK = 64              # bytes taken from the pty per step, so line throttling stays smooth

@@ -4,7 +4,8 @@
 as the ``sim_device`` console script) prints the path to open and serves a
 :class:`~fabrik_ros.boardsim.board.SimBoard` there; ``--protocol ssc32`` or ``maestro``
 imitates a Lynxmotion SSC-32U or a Pololu Maestro instead, ``--protocol feetech`` a bus of
-Feetech STS3215 servos with ids 1..``--channels`` at 1 Mbaud. See ``board.py`` for how the
+Feetech STS3215 servos with ids 1..``--channels`` at 1 Mbaud, ``--protocol dynamixel`` one of
+Dynamixel XL430-W250 (Protocol 2.0, limp at power-up). See ``board.py`` for how the
 line speed and the Arduino boot are modelled. ``--board simavr`` runs the Uno firmware itself
 in the simavr simulator, building it first if needed (see :func:`simavr_build`).
 

@@ -148,11 +148,12 @@ def stuff(body: bytes) -> bytes:
     return bytes(out)
 
 
-def unstuff(body: bytes) -> Optional[bytes]:
+def unstuff(body: bytes, *, strict: bool = True) -> Optional[bytes]:
     """Return ``body`` as sent before stuffing, or None if its stuffing is broken.
 
     Broken: an FF FF FD not followed by FD, which a sender that stuffs never puts in a body
-    (it is a header, so the packet was cut short and another one began).
+    (it is a header, so the packet was cut short and another one began). With ``strict``
+    False such a pattern is kept as it is, as a servo reads it (see :class:`DynamixelCodec`).
 
     >>> unstuff(bytes.fromhex('03 ff ff fd fd 01')).hex(' ')
     '03 ff ff fd 01'
@@ -166,9 +167,10 @@ def unstuff(body: bytes) -> Optional[bytes]:
         out.append(byte)
         index += 1
         if byte == _STUFF and out[-3:] == _PATTERN:
-            if index >= len(body) or body[index] != _STUFF:
+            if index < len(body) and body[index] == _STUFF:
+                index += 1      # drop the added FD; the pattern's own FD stays
+            elif strict:
                 return None
-            index += 1          # drop the added FD; the pattern's own FD stays
     return bytes(out)
 
 
@@ -196,6 +198,14 @@ class DynamixelCodec(BusCodec):
     order. The status error byte is not a set of bits as on Protocol 1.0: bit 7 is the alert
     (see :func:`hardware_error_words`) and bits 0-6 one error number (:func:`error_words`).
 
+    The receiver is strict by default: a header inside a packet's body ends the packet at once
+    (a status packet whose length was damaged does not hold back the ones behind it), and an
+    unstuffed FF FF FD in a body makes it broken. The e-Manual's servo receives by length
+    instead (find the header, take ``len`` bytes, check the CRC, then remove the stuffing),
+    and so accepts an unstuffed packet whose CRC matches; dynamixel_sdk 4.1.0 sends such
+    packets (its txPacket drops the result of addStuffing when stuffing lengthens a packet).
+    The simulated servos read with ``strict_stuffing=False`` to do as the servo does.
+
     >>> DynamixelCodec().read(1, 132, 4).hex(' ')     # the e-Manual's read example
     'ff ff fd 00 01 07 00 02 84 00 04 00 1d 15'
     """
@@ -205,6 +215,10 @@ class DynamixelCodec(BusCodec):
     BROADCAST_ID = BROADCAST_ID
     MAX_ID = MAX_ID
     FIELD_BYTES = 2
+
+    def __init__(self, *, strict_stuffing: bool = True) -> None:
+        super().__init__()
+        self.strict_stuffing = strict_stuffing
 
     def packet(self, servo_id: int, instruction: int, params: bytes) -> bytes:
         """Return a whole packet: header, id, length, stuffed body and CRC.
@@ -262,13 +276,13 @@ class DynamixelCodec(BusCodec):
             return Scan(drop=1)             # an id or a length no packet has
         end = _BODY_AT + length
         inner = buffer.find(HEADER, 1, min(len(buffer), end - 2))
-        if inner > 0:                       # stuffing keeps headers out of a body: cut short
+        if inner > 0 and self.strict_stuffing:     # no header in a stuffed body: cut short
             return Scan(drop=inner, bad_checksum=True)
         if len(buffer) < end:
             return Scan()
         if crc16(bytes(buffer[:end - 2])) != int.from_bytes(buffer[end - 2:end], 'little'):
             return Scan(drop=1, bad_checksum=True)
-        body = unstuff(bytes(buffer[_BODY_AT:end - 2]))
+        body = unstuff(bytes(buffer[_BODY_AT:end - 2]), strict=self.strict_stuffing)
         if body is None:
             return Scan(drop=1, bad_checksum=True)
         return Scan(drop=end, frame=Frame(servo_id, body[0], body[1:]))

@@ -291,3 +291,14 @@ def test_the_hosts_own_request_echoed_by_the_adapter_is_not_a_status():
     host.feed(encode_read(1, 132, 4) + encode_status(1, 0, bytes(4)))
     assert taken(host) == [StatusPacket(1, 0, bytes(4))]
     assert host.foreign_packets == 1
+
+
+def test_a_servo_side_codec_takes_an_unstuffed_packet_by_length_as_the_servo_does():
+    # What dynamixel_sdk 4.1.0 sends for a write whose data hold FF FF FD (see sdk_wire).
+    unstuffed = sent_by_sdk(lambda h, p: h.writeTxOnly(p, 1, 20, 4, [0xFF, 0xFF, 0xFD, 0xFF]))
+    host, servo = DynamixelCodec(), DynamixelCodec(strict_stuffing=False)
+    host.feed(unstuffed)
+    servo.feed(unstuffed)
+    assert host.take_instruction() is None
+    assert servo.take_instruction() == InstructionPacket(
+        1, dynamixel.Instruction.WRITE, bytes.fromhex('14 00 ff ff fd ff'))
