@@ -36,6 +36,7 @@ from fabrik_ros.boardsim.board_firmware import SimFirmware
 from fabrik_ros.boardsim.bus_firmware import BusFirmware
 from fabrik_ros.boardsim.dynamixel_bus import DynamixelBusFirmware
 from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
+from fabrik_ros.boardsim.link_claim import check_folder, LinkClaim
 from fabrik_ros.boardsim.maestro_board import MaestroFirmware
 from fabrik_ros.boardsim.native_board import NativeFirmware
 from fabrik_ros.boardsim.servo_model import ServoModel
@@ -58,7 +59,9 @@ class SimBoard:
 
     :param protocol: what the board speaks.
     :param channels: number of servo outputs.
-    :param link_path: optional symlink created to point at the pty (replaced if present).
+    :param link_path: optional symlink created to point at the pty; an old symlink is
+        replaced, but not one a live board claims (see link_claim.py), and the board removes
+        the link on stop only while it still points at its pty.
     :param baud: modelled line speed [bit/s]; None = as fast as the pty goes; by default the
         protocol's factory rate (1,000,000 for bus servos, else 115200).
     :param speed_us_per_s: fastest an output may change (a slow servo); None = no cap.
@@ -93,6 +96,7 @@ class SimBoard:
         self._cv = threading.Condition()
         self._stopping = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        self._claim: Optional[LinkClaim] = None
         self._master = -1
         self._slave = -1
         self._wake_r = self._wake_w = -1
@@ -156,11 +160,16 @@ class SimBoard:
         """Open the pty (and symlink) and start answering.
 
         :raises FileExistsError: if ``link_path`` exists and is not a symlink (never replaced).
+        :raises LinkClaimError: (an OSError) if its folder is missing or a live board claims it.
         """
         link = self.link_path
+        if link:
+            check_folder(link)
         if link and os.path.lexists(link) and not os.path.islink(link):
             raise FileExistsError(f'link_path = {link!r} exists and is not a symlink, '
                                   'must be a free name or an old symlink')
+        if link:
+            self._claim = LinkClaim(link).acquire()
         self._wake_r, self._wake_w = os.pipe()
         self._plug()
         self._thread = threading.Thread(target=self._run, name=f'SimBoard {self.protocol.name}',
@@ -178,6 +187,9 @@ class SimBoard:
             os.close(self._wake_w)
             self._thread = None
         self._unplug()
+        if self._claim is not None:
+            self._claim.release()
+            self._claim = None
 
     def __enter__(self) -> 'SimBoard':
         """Start the board."""
@@ -212,9 +224,16 @@ class SimBoard:
             self._booted_at = None
             self._inbox.clear()
             self._outbox.clear()
-            if self.link_path and os.path.islink(self.link_path):
+            if self.link_path and self._links_here():
                 os.unlink(self.link_path)
             self._cv.notify_all()
+
+    def _links_here(self) -> bool:
+        """Return whether ``link_path`` is still this board's symlink to its pty."""
+        try:
+            return os.readlink(self.link_path or '') == self.pty_path
+        except OSError:
+            return False
 
     def replug(self) -> None:
         """Plug in again: a new pty behind the same symlink, and a power-cycled board.
