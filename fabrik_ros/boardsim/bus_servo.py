@@ -211,7 +211,8 @@ class BusServo:
 
     def _drive(self, now_s: float) -> None:
         here = self.present(now_s)
-        speed = abs(self._get(self.table.goal_speed)) or self.max_speed_counts_per_s
+        speed = (abs(self._get(self.table.goal_speed)) * self.table.speed_unit_counts_per_s
+                 or self.max_speed_counts_per_s)
         rate = min(float(speed), self.max_speed_counts_per_s)
         self._motion = _Motion(here, self.goal_target(), now_s, rate)
 
@@ -234,7 +235,7 @@ class BusServo:
         table = self.table
         present = self.present(now_s)
         moving = self.moving(now_s)
-        speed = round(self._motion.rate) if moving else 0
+        speed = round(self._motion.rate / table.speed_unit_counts_per_s) if moving else 0
         if moving and self._motion.target < present:
             speed = -speed
         self._put(table.present_position, round(present) % (table.position_max + 1))

@@ -57,3 +57,15 @@ def test_status_return_level_decides_which_instructions_are_answered(firmware):
     assert answers(firmware, CODEC.write(1, 68, b'\x00')) == []
     assert answers(firmware, CODEC.read(1, 65, 1)) == []
     assert [s.id for s in answers(firmware, CODEC.ping(1))] == [1]
+
+
+def test_profile_velocity_is_in_its_unit_of_0_229_rpm(firmware):
+    # 64 x 0.229 rev/min x 4096 counts/rev / 60 s = 1000.5 counts/s (e-Manual, 112).
+    for request in (CODEC.write(2, 112, (64).to_bytes(4, 'little')),
+                    CODEC.write(2, 116, (3048).to_bytes(4, 'little')),
+                    CODEC.write(2, 64, b'\x01')):
+        firmware.receive(request, 0.0)
+    assert round(firmware.servo(2).present(0.5)) == 2048 + 500
+    host = DynamixelCodec()
+    host.feed(firmware.receive(CODEC.read(2, 128, 4), 0.5))
+    assert int.from_bytes(host.take_status().params, 'little') == 64

@@ -148,6 +148,8 @@ class ControlTable:
     are not kept at power-off), 0 = unlocked. ``hardware_error_status`` holds the error bits
     the status packets carry (Feetech ``Status`` 65, Dynamixel X ``Hardware Error Status``).
     ``torque_on_at_power_up`` says whether the arm is stiff before any host has spoken to it.
+    ``speed_unit_counts_per_s`` is one unit of ``goal_speed`` (STS3215 Goal_Velocity: steps/s,
+    1; Dynamixel X Profile_Velocity: 0.229 rev/min, 15.6 counts/s).
     ``extra`` holds further registers a simulated servo models (settings the driver leaves
     alone); ``power_up`` the register values, by name, a new servo of this model starts with.
     """
@@ -177,6 +179,7 @@ class ControlTable:
     moving: Optional[Register] = None
     extra: tuple[Register, ...] = ()
     power_up: Mapping[str, int] = field(default_factory=dict)
+    speed_unit_counts_per_s: float = 1.0
 
     def registers(self) -> tuple[Register, ...]:
         """Return every register of the table (for simulated memories and checks)."""
@@ -311,6 +314,7 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
         torque_enable=_x_reg('Torque_Enable', 64, 1),
         hardware_error_status=_x_reg('Hardware_Error_Status', 70, 1),
         goal_speed=_x_reg('Profile_Velocity', 112, 4),     # 0.229 rev/min; 0 = no limit
+        speed_unit_counts_per_s=0.229 * 4096 / 60,           # Profile Velocity(112) unit
         goal_position=_x_reg('Goal_Position', 116, 4, signed=True),
         moving=_x_reg('Moving', 122, 1),
         present_load=load,
