@@ -5,6 +5,11 @@ means, not in what the instructions do, so :class:`BusFirmware` handles ping, re
 sync write and sync read for any codec, and each maker's firmware (``feetech_bus.py``,
 ``dynamixel_bus.py``) names its codec, control table and error byte.
 
+A packet left unfinished for :data:`RECEIVE_TIMEOUT_S` of line silence is dropped, as a
+servo's receiver gives up on a packet whose end never came (the makers publish no figure; 20 ms
+is longer than a 64-byte chunk takes at 38400 baud, the slowest STS rate). Without it, one
+corrupted length byte would leave the servos deaf for up to 250 bytes.
+
 On a bus the servos answer one after another, in the order a sync read names them (a
 broadcast ping: in id order); a silent servo leaves its slot empty. Packets with a bad
 checksum are ignored, as the servos ignore them. Instructions the link never sends (reg
@@ -29,6 +34,8 @@ from fabrik_ros.boardsim.servo_model import ServoModel
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, Instruction, InstructionPacket
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable
 
+RECEIVE_TIMEOUT_S = 0.02
+
 
 class BusFirmware(SimFirmware):
     """Servos with ids 1..``model.channels`` on one bus.
@@ -44,6 +51,7 @@ class BusFirmware(SimFirmware):
         super().__init__(model, firmware)
         self.codec = self.new_codec()
         self.lock = threading.RLock()
+        self._heard_at_s = -RECEIVE_TIMEOUT_S
         self.servos = [BusServo(self.table, servo_id, offset_sign=self.offset_sign)
                        for servo_id in range(1, model.channels + 1)]
         self._handlers: dict[int, Callable[[InstructionPacket, float], bytes]] = {
@@ -106,11 +114,16 @@ class BusFirmware(SimFirmware):
     # -- SimFirmware ----------------------------------------------------------------------------
 
     def tick(self, now_s: float) -> None:
-        """Do nothing: the servos' motion is computed when it is asked for."""
+        """Drop a packet left unfinished too long (the servos' motion needs no ticks)."""
+        with self.lock:
+            if now_s - self._heard_at_s > RECEIVE_TIMEOUT_S:
+                self.codec.clear()
 
     def receive(self, data: bytes, now_s: float) -> bytes:
         """Handle every instruction packet completed by ``data``; return the status packets."""
         with self.lock:
+            self.tick(now_s)
+            self._heard_at_s = now_s
             self.codec.feed(data)
             replies = bytearray()
             packet = self.codec.take_instruction()
