@@ -8,6 +8,7 @@ cannot be read, an unknown link or a chain outside the arm family ends the run w
 
 import argparse
 from collections.abc import Sequence
+import math
 from pathlib import Path
 import sys
 
@@ -15,9 +16,15 @@ import yaml
 
 from fabrik_ros.kinematics import Arm, ArmConfigError
 from fabrik_ros.kinematics.description.arm_file import unwrap
-from fabrik_ros.kinematics.description.urdf_arm_file import arm_file_text
+from fabrik_ros.kinematics.description.arm_keys import KEYS
+from fabrik_ros.kinematics.description.urdf_arm_file import arm_file_text, BusServos
 from fabrik_ros.kinematics.description.urdf_in import arm_parameters, ArmParameters
-from fabrik_ros.kinematics.description.urdf_model import MAX_URDF_CHARS, parse_urdf, UrdfError
+from fabrik_ros.kinematics.description.urdf_model import (
+    MAX_URDF_CHARS,
+    parse_urdf,
+    UrdfError,
+    UrdfModel,
+)
 
 DESCRIPTION = __doc__.split('\n\n')[0] if __doc__ else ''
 
@@ -40,7 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--aux-servo', action='append', default=[], metavar='NAME',
                         help="add a servo outside the chain (a gripper) after the joints' "
                         'channels; may be repeated')
+    parser.add_argument('--bus-servos', type=_counts_per_turn, default=None,
+                        metavar='COUNTS_PER_TURN',
+                        help='write bus servo sections in counts (id, zero_count, direction) '
+                        'for encoders of this many counts per turn (4096: Feetech STS3215, '
+                        'Dynamixel X) instead of pulse placeholders; an --aux-servo named '
+                        "like a URDF joint takes that joint's limits")
     return parser
+
+
+def _counts_per_turn(text: str) -> int:
+    """Return ``--bus-servos``'s value, held to the arm file's rule on counts_per_turn."""
+    rule = KEYS['servos.*.counts_per_turn'].rules[0]
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not an integer') from None
+    if not rule.holds(value):
+        raise argparse.ArgumentTypeError(f'{value} must be {rule.phrase}')
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -49,10 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = f'URDF {args.urdf.name}'
     try:
         text = read_urdf(args.urdf)
-        params = arm_parameters(parse_urdf(text), tool_link=args.tool_link,
-                                base_link=args.base_link, source=source)
+        model = parse_urdf(text)
+        params = arm_parameters(model, tool_link=args.tool_link, base_link=args.base_link,
+                                source=source)
+        bus = None if args.bus_servos is None else BusServos(
+            args.bus_servos, aux_ranges(model, args.aux_servo, source))
         text = arm_file_text(params, source=source, first_channel=args.first_channel,
-                             aux_servos=args.aux_servo)
+                             aux_servos=args.aux_servo, bus=bus)
         check_loads(text, args.output)
         args.output.write_text(text)
     except (UrdfError, OSError) as error:
@@ -60,6 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(summary(params, args.output))
     return 0
+
+
+def aux_ranges(model: UrdfModel, names: Sequence[str],
+               source: str) -> dict[str, tuple[float, float, str]]:
+    """Return the limits [deg] of the URDF joints named like auxiliary servos, with a source."""
+    ranges = {}
+    for joint in model.joints:
+        if joint.name in names and joint.limits is not None:
+            low, high = joint.limits.lower, joint.limits.upper
+            ranges[joint.name] = (math.degrees(low), math.degrees(high),
+                                  f'joint {joint.name} <limit lower="{low:g}" '
+                                  f'upper="{high:g}"> rad, {source}')
+    return ranges
 
 
 def read_urdf(path: Path) -> str:

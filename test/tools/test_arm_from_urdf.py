@@ -215,3 +215,46 @@ def test_the_tool_imports_without_ros():
                             cwd=REPO_ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == '[]'
+
+
+def test_bus_servos_get_count_sections_and_a_gripper_joint_its_urdf_limits(tmp_path: Path):
+    out = tmp_path / 'arm.yaml'
+    so101 = REPO_ROOT / 'test' / 'kinematics' / 'description' / 'urdf' / 'so101.urdf'
+    result = run(str(so101), '--tool-link', 'gripper_frame_link', '--first-channel', '1',
+                 '--aux-servo', 'gripper', '--aux-servo', 'led', '--bus-servos', '4096',
+                 '-o', str(out))
+    assert result.returncode == 0, result.stderr
+    params = yaml.safe_load(out.read_text())['/**']['ros__parameters']
+    assert params['servos']['shoulder_pan'] == {'id': 1, 'zero_count': 2048.0, 'direction': 1,
+                                                'counts_per_turn': 4096}
+    grip = params['aux_servos']['gripper']
+    assert (grip['id'], grip['home_deg']) == (6, 0.0)
+    assert (grip['min_deg'], grip['max_deg']) == pytest.approx((math.degrees(-0.174533),
+                                                                math.degrees(1.74533)))
+    led = params['aux_servos']['led']
+    assert (led['id'], led['min_deg'], led['max_deg']) == (7, -90.0, 90.0)
+    assert 'PLACEHOLDER: calibrate: no URDF joint led' in out.read_text()
+
+
+def test_a_bus_joint_of_a_whole_turn_is_narrowed_to_the_servos_turn_and_said(tmp_path: Path):
+    out = tmp_path / 'arm.yaml'
+    arm = good_arm()
+    arm[4] = joint('twist', (0.28, 0.0, 0.2), X, limits=(-math.pi, math.pi))
+    result = run(str(write(tmp_path, arm)), '--tool-link', 'tool', '--bus-servos', '4096',
+                 '-o', str(out))
+    assert result.returncode == 0, result.stderr
+    params = yaml.safe_load(out.read_text())['/**']['ros__parameters']
+    twist = params['joints']['twist']
+    assert twist['max_deg'] - twist['min_deg'] == pytest.approx(4095 * 360 / 4096, abs=1e-5)
+    assert params['servos']['twist']['zero_count'] == 2047.5
+    assert 'narrowed about its middle to the 4095 counts' in out.read_text()
+
+
+@pytest.mark.parametrize('value', ['40', 'many'])
+def test_a_bus_turn_outside_the_arm_files_rule_is_refused(tmp_path: Path, value: str):
+    out = tmp_path / 'arm.yaml'
+    result = run(str(write(tmp_path, good_arm())), '--tool-link', 'tool', '--bus-servos',
+                 value, '-o', str(out))
+    assert result.returncode == 2
+    assert '--bus-servos' in result.stderr and 'Traceback' not in result.stderr
+    assert not out.exists()

@@ -3,11 +3,17 @@
 The file has the project's arm-file form (``/**: ros__parameters:``, floats with a decimal
 point). Geometry, zeros, directions and limits come from the URDF; the servo sections cannot
 (a URDF knows nothing of pulse widths), so they are written as placeholders spanning each
-joint's range, marked ``PLACEHOLDER: calibrate``. The solver section holds the defaults.
+joint's range, marked ``PLACEHOLDER: calibrate``. For bus servos (:class:`BusServos`) they are
+count sections instead: each joint's position 0 at mid-turn where its range fits around it,
+else the range centred in the turn, and a range wider than the turn narrowed to it (a
+position-mode servo does not cross its encoder's seam), each said in a comment. The solver
+section holds the defaults.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 import math
+from typing import Optional
 
 from fabrik_ros.kinematics import SolverOptions
 from fabrik_ros.kinematics.description.urdf_in import ArmParameters, JointParameters
@@ -15,6 +21,22 @@ from fabrik_ros.kinematics.description.urdf_in import ArmParameters, JointParame
 # A placeholder pulse range: the usual hobby-servo span, well inside the allowed [400, 2600].
 PLACEHOLDER_US = (500.0, 2500.0)
 PLACEHOLDER = 'PLACEHOLDER: calibrate'
+# Kept inside a narrowed range's ends, so that the 12 digits written still load inside the turn.
+_ROUNDING_DEG = 1e-6
+# A bus gripper with no URDF joint of its name: a range to calibrate, well inside the turn.
+PLACEHOLDER_AUX_DEG = (-90.0, 90.0)
+
+
+@dataclass(frozen=True)
+class BusServos:
+    """Count servo sections (bus servos) in place of pulse placeholders.
+
+    :param counts_per_turn: counts in one turn of the servos' encoders (4096: STS3215, X series)
+    :param aux_ranges_deg: per auxiliary servo, (min_deg, max_deg, where they came from)
+    """
+
+    counts_per_turn: int
+    aux_ranges_deg: Mapping[str, tuple[float, float, str]] = field(default_factory=dict)
 
 
 def format_float(value: float) -> str:
@@ -35,21 +57,25 @@ def format_float(value: float) -> str:
 
 
 def arm_file_text(params: ArmParameters, *, source: str, first_channel: int = 0,
-                  aux_servos: Sequence[str] = ()) -> str:
+                  aux_servos: Sequence[str] = (), bus: Optional[BusServos] = None) -> str:
     """Return the arm file of ``params`` as YAML text.
 
     :param source: how the header names the URDF (e.g. ``URDF so101_new_calib.urdf``)
-    :param first_channel: servo channel of the first joint; the others follow in chain order
+    :param first_channel: servo channel (bus id) of the first joint; the others follow in chain
+        order
     :param aux_servos: names of servos outside the chain (a gripper), given the channels after
-        the joints' and a placeholder pulse range
+        the joints' and a placeholder pulse range (bus servos: a count section)
+    :param bus: write count sections for bus servos instead of pulse placeholders
     """
     names = [j.name for j in params.joints]
+    fitted = [_fit_turn(j, bus.counts_per_turn) if bus else (j, '') for j in params.joints]
+    units = 'counts of each bus servo' if bus else 'pulses in microseconds'
     lines = [
         f'# Arm {params.robot_name or "(unnamed)"} from its {source}, chain {params.base_frame}'
         f' -> {params.tool_link}, written by arm_from_urdf.',
         "# Joint positions (min/max/home_deg, topics) are the URDF's: same zero, same direction;",
         '# the solver turns them into geometric angles = zero_deg + direction * position.',
-        '# Lengths in metres, angles in degrees, pulses in microseconds. Every servo section is',
+        f'# Lengths in metres, angles in degrees, {units}. Every servo section is',
         f'# a {PLACEHOLDER} it before driving the arm.',
         '/**:',
         '  ros__parameters:',
@@ -60,15 +86,17 @@ def arm_file_text(params: ArmParameters, *, source: str, first_channel: int = 0,
         *_geometry(params),
         '    joints:',
     ]
-    for joint in params.joints:
-        lines += _joint(joint, params.sources)
+    for joint, narrowed in fitted:
+        lines += _joint(joint, params.sources, narrowed)
     lines.append('    servos:')
-    for index, joint in enumerate(params.joints):
-        lines += _servo(joint, first_channel + index)
+    for index, (joint, _) in enumerate(fitted):
+        channel = first_channel + index
+        lines += _count_servo(joint, channel, bus) if bus else _servo(joint, channel)
     if aux_servos:
         lines.append('    aux_servos:')
         for index, name in enumerate(aux_servos):
-            lines += _aux_servo(name, first_channel + len(params.joints) + index)
+            channel = first_channel + len(params.joints) + index
+            lines += _count_aux_servo(name, channel, bus) if bus else _aux_servo(name, channel)
     return '\n'.join(lines + _solver()) + '\n'
 
 
@@ -92,16 +120,18 @@ def _geometry(params: ArmParameters) -> list[str]:
     return lines
 
 
-def _joint(joint: JointParameters, sources: dict[str, str]) -> list[str]:
-    """Return one joint's section."""
+def _joint(joint: JointParameters, sources: dict[str, str], narrowed: str = '') -> list[str]:
+    """Return one joint's section (its limits' source replaced by ``narrowed`` if given)."""
     key = f'joints.{joint.name}'
+    low_source = narrowed or sources[f'{key}.min_deg']
+    high_source = narrowed or sources[f'{key}.max_deg']
     return [
         f'      {joint.name}:',
         f'        kind: {joint.kind.value}  # from the joint axes at q = 0',
         f'        zero_deg: {format_float(joint.zero_deg)}  # {sources[f"{key}.zero_deg"]}',
         f'        direction: {joint.direction}  # {sources[f"{key}.direction"]}',
-        f'        min_deg: {format_float(joint.min_deg)}  # {sources[f"{key}.min_deg"]}',
-        f'        max_deg: {format_float(joint.max_deg)}  # {sources[f"{key}.max_deg"]}',
+        f'        min_deg: {format_float(joint.min_deg)}  # {low_source}',
+        f'        max_deg: {format_float(joint.max_deg)}  # {high_source}',
         f'        home_deg: {format_float(joint.home_deg)}  # {sources[f"{key}.home_deg"]}',
     ]
 
@@ -119,6 +149,67 @@ def _servo(joint: JointParameters, channel: int) -> list[str]:
         f'        angle_at_max_deg: {format_float(joint.max_deg)}  # {PLACEHOLDER}: '
         "the joint's max_deg",
         f'        trim_us: 0.0  # {PLACEHOLDER}',
+    ]
+
+
+def _fit_turn(joint: JointParameters, turn: int) -> tuple[JointParameters, str]:
+    """Return the joint with its range narrowed to the turn's last count, and why ('' if kept).
+
+    A position-mode bus servo reaches counts 0 .. turn - 1: a range of a whole turn (the SO-100
+    wrist roll's +-3.14158 rad) keeps its middle and loses a fraction of a count at each end.
+    """
+    span_deg = (turn - 1) * 360.0 / turn - _ROUNDING_DEG
+    if joint.max_deg - joint.min_deg <= span_deg:
+        return joint, ''
+    middle = (joint.min_deg + joint.max_deg) / 2.0
+    low, high = middle - span_deg / 2.0, middle + span_deg / 2.0
+    home = min(max(joint.home_deg, low), high)
+    note = (f'the URDF range [{joint.min_deg:.6g}, {joint.max_deg:.6g}] narrowed about its middle '
+            f'to the {turn - 1} counts a position-mode bus servo turns through')
+    return replace(joint, min_deg=low, max_deg=high, home_deg=home), note
+
+
+def _mid_turn_zero(low_deg: float, high_deg: float, turn: int) -> tuple[float, str]:
+    """Return the zero count for a range [deg], and the comment saying how it was chosen.
+
+    Mid-turn if the range fits around it, else the count that centres the range in the turn.
+    """
+    scale = turn / 360.0
+    zero = turn / 2.0
+    if 0.0 <= zero + low_deg * scale and zero + high_deg * scale <= turn - 1:
+        return zero, f'position 0 at mid-turn ({turn} / 2)'
+    zero = round((turn - 1) / 2.0 - (low_deg + high_deg) / 2.0 * scale, 3)
+    return zero, 'the range centred in the turn (it does not fit around mid-turn)'
+
+
+def _count_servo(joint: JointParameters, channel: int, bus: BusServos) -> list[str]:
+    """Return a bus servo section: mid-turn zero, direction 1, to calibrate."""
+    zero, why = _mid_turn_zero(joint.min_deg, joint.max_deg, bus.counts_per_turn)
+    return [
+        f'      {joint.name}:  # {PLACEHOLDER}: bus servo (web_view by hand, or '
+        'arm_calibration_from_lerobot)',
+        f'        id: {channel}  # bus id: position in the chain from the first id',
+        f'        zero_count: {format_float(zero)}  # {PLACEHOLDER}: {why}',
+        f'        direction: 1  # {PLACEHOLDER}: the count rising with the URDF position',
+        f'        counts_per_turn: {bus.counts_per_turn}  # the encoder (--bus-servos)',
+    ]
+
+
+def _count_aux_servo(name: str, channel: int, bus: BusServos) -> list[str]:
+    """Return a bus servo section outside the chain: positions in degrees."""
+    low, high, source = bus.aux_ranges_deg.get(
+        name, (*PLACEHOLDER_AUX_DEG, f'{PLACEHOLDER}: no URDF joint {name}'))
+    zero, why = _mid_turn_zero(low, high, bus.counts_per_turn)
+    home = min(max(0.0, low), high)
+    return [
+        f'      {name}:  # {PLACEHOLDER}: bus servo outside the IK chain, position in radians',
+        f"        id: {channel}  # bus id: after the chain's servos",
+        f'        zero_count: {format_float(zero)}  # {PLACEHOLDER}: {why}',
+        f'        direction: 1  # {PLACEHOLDER}: the count rising with the position',
+        f'        counts_per_turn: {bus.counts_per_turn}  # the encoder (--bus-servos)',
+        f'        min_deg: {format_float(low)}  # {source}',
+        f'        max_deg: {format_float(high)}  # {source}',
+        f'        home_deg: {format_float(home)}  # position 0 where the range holds it',
     ]
 
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from fabrik_ros.kinematics import load_arm
+from fabrik_ros.tools.arm_from_urdf import main
 from test.kinematics.conftest import CONFIG_DIR
 from test.kinematics.description.test_vendor_arms import (
     arm_file_of,
@@ -23,6 +24,8 @@ from test.kinematics.description.test_vendor_arms import (
 from test.kinematics.description.urdf_fk import UrdfFk
 
 SHIPPED = sorted(ARMS)
+# Arms on serial bus servos, shipped with count servo sections (arm_from_urdf --bus-servos).
+BUS_ARMS = ('so100', 'so101')
 
 
 def shipped(arm: str) -> dict:
@@ -30,15 +33,30 @@ def shipped(arm: str) -> dict:
     return yaml.safe_load((CONFIG_DIR / f'{arm}.yaml').read_text())['/**']['ros__parameters']
 
 
+def bus_arm_file_of(tmp_path: Path, arm: str) -> dict:
+    """Run arm_from_urdf for a bus arm (ids from 1, the gripper a count servo)."""
+    urdf, base, tool, _ = ARMS[arm]
+    out = tmp_path / f'{arm}.yaml'
+    assert main([str(URDF_DIR / urdf), '--tool-link', tool, '--base-link', base,
+                 '--first-channel', '1', '--aux-servo', 'gripper', '--bus-servos', '4096',
+                 '-o', str(out)]) == 0
+    return yaml.safe_load(out.read_text())['/**']['ros__parameters']
+
+
 @pytest.mark.parametrize('arm', SHIPPED)
 def test_shipped_geometry_and_joints_are_what_arm_from_urdf_reads(tmp_path: Path, arm: str):
     params = shipped(arm)
-    _, generated = arm_file_of(tmp_path, arm)
+    bus = arm in BUS_ARMS
+    generated = bus_arm_file_of(tmp_path, arm) if bus else arm_file_of(tmp_path, arm)[1]
     for key in ('base_frame', 'joint_names', 'geometry', 'joints', 'solver'):
         assert params[key] == generated[key], key
-    channels = [params['servos'][name]['channel'] for name in params['joint_names']]
+    address = 'id' if bus else 'channel'
+    channels = [params['servos'][name][address] for name in params['joint_names']]
     assert channels == list(range(channels[0], channels[0] + len(channels)))
-    assert params['aux_servos']['gripper']['channel'] == channels[-1] + 1
+    assert params['aux_servos']['gripper'][address] == channels[-1] + 1
+    if bus:
+        assert (params['servos'], params['aux_servos']) == (generated['servos'],
+                                                            generated['aux_servos'])
 
 
 @pytest.mark.parametrize('arm', SHIPPED)
@@ -58,15 +76,22 @@ def test_every_number_in_a_shipped_file_says_where_it_came_from(arm: str):
             assert comment.strip(), f'{arm}: {line}'
 
 
-def test_so101_servos_are_ids_1_to_6_with_the_gripper_last():
-    params = shipped('so101')
+@pytest.mark.parametrize('arm', BUS_ARMS)
+def test_so10x_servos_are_bus_ids_1_to_6_in_counts_with_the_gripper_last(arm: str):
+    params = shipped(arm)
     assert params['joint_names'] == ['shoulder_pan', 'shoulder_lift', 'elbow_flex',
                                      'wrist_flex', 'wrist_roll']
-    assert [params['servos'][n]['channel'] for n in params['joint_names']] == [1, 2, 3, 4, 5]
-    assert params['aux_servos'] == {'gripper': {'channel': 6, 'min_us': 500.0,
-                                                'max_us': 2500.0, 'home_us': 1500.0}}
+    assert [params['servos'][n]['id'] for n in params['joint_names']] == [1, 2, 3, 4, 5]
+    assert params['aux_servos']['gripper']['id'] == 6
+    servo_map = load_arm(CONFIG_DIR / f'{arm}.yaml').servo_map
+    assert servo_map.unit == 'count'
+    assert all(0 <= c.low_units and c.high_units <= 4095 for c in servo_map.calibrations)
+
+
+def test_so101_states_how_a_lerobot_calibration_gives_its_counts():
     text = (CONFIG_DIR / 'so101.yaml').read_text()
-    assert text.count('count 2048 of 4096 per turn') == 6
+    assert 'zero_count = (range_min + range_max) / 2, direction 1' in ' '.join(
+        line.lstrip('# ') for line in text.splitlines())
 
 
 @pytest.mark.parametrize('arm', SHIPPED)
