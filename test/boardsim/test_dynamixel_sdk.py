@@ -6,6 +6,11 @@ answers. Register numbers are typed from the e-Manual's XL430-W250 control table
 from fabrik_ros, so a wrong number in control_tables.py fails here too.
 """
 
+from pathlib import Path
+import subprocess
+import sys
+import time
+
 from dynamixel_sdk import (
     COMM_RX_TIMEOUT,
     COMM_SUCCESS,
@@ -36,6 +41,7 @@ ERRBIT_ALERT = 0x80
 OVERLOAD = 0x20                 # Hardware Error Status bit 5
 IDS = (1, 2, 3, 4, 5, 6)
 WAIT_S = 5.0
+REPO_ROOT = Path(__file__).parent.parent.parent
 
 
 @pytest.fixture
@@ -244,3 +250,45 @@ def test_corrupted_bytes_never_write_a_value_nobody_sent(sim_board):
                 sent | {2048})
     port.closePort()
     assert 0 < answered < 100          # some packets were lost to the corruption, not all
+
+
+def test_the_line_is_throttled_to_1_mbaud_by_default(bus):
+    board, port, handler = bus
+    reader = GroupSyncRead(port, handler, PRESENT_POSITION, 4)
+    for servo_id in IDS:
+        reader.addParam(servo_id)
+    start = time.monotonic()
+    for _ in range(20):
+        ok(reader.txRxPacket())
+    elapsed = time.monotonic() - start
+    # Each round: a 20-byte sync read, then six 15-byte status packets, 10 bits a byte.
+    assert board.baud == 1_000_000
+    assert elapsed >= 20 * (20 + 6 * 15) * 10 / 1_000_000
+
+
+@pytest.mark.timeout(20)
+def test_sim_device_protocol_dynamixel_serves_limp_servos_and_reports_them(tmp_path):
+    link = tmp_path / 'ttyDXL'
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'fabrik_ros.boardsim', '--protocol', 'dynamixel', '--channels',
+         '3', '--link', str(link), '--linger-s', '0.2'], stdout=subprocess.PIPE, text=True,
+        cwd=REPO_ROOT)
+    try:
+        banner = process.stdout.readline()
+        port = PortHandler(str(link))
+        assert port.openPort()
+        handler = PacketHandler(2.0)
+        models = [handler.ping(port, servo_id)[0] for servo_id in (1, 2, 3)]
+        ok(*handler.write4ByteTxRx(port, 2, GOAL_POSITION, 2500))
+        ok(*handler.write1ByteTxRx(port, 2, TORQUE_ENABLE, 1))
+        end = time.monotonic() + WAIT_S
+        while handler.read4ByteTxRx(port, 2, PRESENT_POSITION)[0] != 2500:
+            assert time.monotonic() < end, 'servo 2 never reached its goal'
+        port.closePort()
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=10)
+    assert 'dynamixel' in banner and str(link) in banner
+    assert models == [XL430_W250] * 3
+    assert 'torque [False, True, False] positions [2048, 2500, 2048] counts' in output
+    assert process.returncode == 0

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import pytest
 
 from fabrik_ros.servo_io.protocols import dynamixel
-from fabrik_ros.servo_io.protocols.bus_codec import InstructionPacket, StatusPacket
+from fabrik_ros.servo_io.protocols.bus_codec import InstructionPacket, line_time_us, StatusPacket
 from fabrik_ros.servo_io.protocols.dynamixel import DynamixelCodec
 
 CODEC = DynamixelCodec()
@@ -302,3 +302,23 @@ def test_a_servo_side_codec_takes_an_unstuffed_packet_by_length_as_the_servo_doe
     assert host.take_instruction() is None
     assert servo.take_instruction() == InstructionPacket(
         1, dynamixel.Instruction.WRITE, bytes.fromhex('14 00 ff ff fd ff'))
+
+
+def test_line_time_of_a_command_and_a_feedback_round_at_1_mbaud():
+    ids = [1, 2, 3, 4, 5, 6]
+    # Sizes by hand from the e-Manual's packet layouts (10 bytes around an instruction's
+    # parameters, 11 around a status's): sync write of 6 goals = 4 + 6 x (1 + 4) params;
+    # of 6 Profile_Velocity + Goal_Position blocks = 4 + 6 x (1 + 8); sync read of 6 = 4 + 6.
+    goals = CODEC.sync_write(116, 4, {i: (2048).to_bytes(4, 'little') for i in ids})
+    blocks = CODEC.sync_write(112, 8, {i: bytes(8) for i in ids})
+    ask = CODEC.sync_read(132, 4, ids)
+    answer = CODEC.status(1, 0, (2048).to_bytes(4, 'little'))
+    assert [len(goals), len(blocks), len(ask), len(answer)] == [44, 68, 20, 15]
+    assert CODEC.instruction_size(4 + 6 * 5) == len(goals)
+    assert CODEC.instruction_size(4 + 6 * 9) == len(blocks)
+    assert CODEC.instruction_size(4 + 6) == len(ask)
+    assert CODEC.status_size(4) == len(answer)
+    assert line_time_us(len(goals), 1_000_000) == 440.0
+    assert line_time_us(len(blocks), 1_000_000) == 680.0
+    feedback = line_time_us(CODEC.instruction_size(10) + 6 * CODEC.status_size(4), 1_000_000)
+    assert feedback == 1100.0        # plus each servo's Return Delay Time (factory 500 us)
