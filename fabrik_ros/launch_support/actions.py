@@ -8,6 +8,7 @@ one OpaqueFunction, after every argument was checked, so a refused argument star
 from collections.abc import Callable
 import os
 from pathlib import Path
+import sys
 
 from ament_index_python.packages import (
     get_package_prefix,
@@ -27,6 +28,7 @@ from launch_ros.actions import Node
 from fabrik_ros.launch_support.arguments import (
     check_given_names,
     LAUNCH_FILES,
+    launched_directly,
     PACKAGE,
     Plan,
     Process,
@@ -59,8 +61,11 @@ def describe(launch_file: str, planner: Planner) -> list:
     arguments = LAUNCH_FILES[launch_file](share())
     names = [argument.name for argument in arguments]
 
+    top_level = launched_directly(sys.argv, launch_file, share() / 'launch' / launch_file)
+
     def start(context) -> list:
-        check_given_names(context.launch_configurations, launch_file, share())
+        check_given_names(context.launch_configurations, launch_file, share(),
+                          top_level=top_level)
         values = {name: LaunchConfiguration(name).perform(context) for name in names}
         return actions(planner(values, share=share(), installed=installed))
 
@@ -73,7 +78,7 @@ def describe(launch_file: str, planner: Planner) -> list:
 def actions(plan: Plan) -> list:
     """Return a LogInfo per note, then the process actions of ``plan``."""
     return [*(LogInfo(msg=note) for note in plan.notes),
-            *(_action(process) for process in plan.processes)]
+            *(_action(process, plan.namespace) for process in plan.processes)]
 
 
 def _end_launch(reason: str) -> Callable:
@@ -87,7 +92,7 @@ def _end_launch(reason: str) -> Callable:
     return on_exit
 
 
-def _action(process: Process):
+def _action(process: Process, namespace: str):
     on_exit = _end_launch(f'{process.executable} ended') if process.required else None
     if not process.node:
         executable = os.path.join(get_package_prefix(process.package), 'lib', process.package,
@@ -95,6 +100,7 @@ def _action(process: Process):
         return ExecuteProcess(cmd=[executable, *process.arguments], name=process.executable,
                               output='screen', on_exit=on_exit)
     return Node(package=process.package, executable=process.executable, output='screen',
-                parameters=list(process.parameters), arguments=list(process.arguments),
-                remappings=list(process.remappings), on_exit=on_exit)
+                namespace=namespace or None, parameters=list(process.parameters),
+                arguments=list(process.arguments), remappings=list(process.remappings),
+                on_exit=on_exit)
 

@@ -5,10 +5,11 @@ launch/arm.launch.py and launch/sim.launch.py only declare :data:`ARM_ARGUMENTS`
 OpaqueFunction (see :mod:`.actions`). A plan is made in full before any process starts, so a
 bad argument (a value outside its choices, a config file that is missing or that rcl cannot
 read, ``baud:=fast``, ``rviz:=true`` without rviz2, ``board:=simavr protocol:=ssc32``, a
-``description:=`` URDF whose joints are not the arm file's) stops
-the launch with one :class:`LaunchArgumentError` naming the argument, the value and what is
-allowed, and leaves nothing running. Plain Python, without ROS 2's ``launch``, so every path
-is unit-tested.
+``description:=`` URDF whose joints are not the arm file's, a ``namespace:=`` that is no ROS
+name, a ``params_file:=`` section or parameter no node has, a ``link:=`` a live simulated
+board owns) stops the launch with one :class:`LaunchArgumentError` naming the argument, the
+value and what is allowed, and leaves nothing running. Plain Python, without ROS 2's
+``launch``, so every path is unit-tested.
 """
 
 from collections.abc import Callable, Iterable, Mapping
@@ -16,15 +17,18 @@ from dataclasses import dataclass, field
 import difflib
 import os
 from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 import yaml
 
 from fabrik_ros.boardsim import cli as boardsim_cli
 from fabrik_ros.boardsim import simavr_board
+from fabrik_ros.boardsim.link_claim import link_owner
 from fabrik_ros.kinematics import Arm, load_arm
+from fabrik_ros.kinematics.description.arm_keys import closest
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
-from fabrik_ros.launch_support import description
+from fabrik_ros.launch_support import description, namespace, node_params
+from fabrik_ros.launch_support.errors import LaunchArgumentError
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS
 
 PACKAGE = 'fabrik_ros'
@@ -32,16 +36,11 @@ TRUE_FALSE = ('true', 'false')
 TRUE_FALSE_AUTO = ('true', 'false', 'auto')
 PROTOCOLS = tuple(p.value for p in OFFERED_PROTOCOLS)
 BOARDS = boardsim_cli.BOARDS
-# RViz's Publish Point and 2D Goal Pose tools publish here; the launched RViz sends them to
-# the topics fabrik_ik follows instead.
-RVIZ_TOOL_REMAPPINGS = (('/clicked_point', '/target_point'), ('/goal_pose', '/target_pose'))
+# Names `ros2 launch` itself adds to the launch arguments (its --launch-prefix options).
+ROS2_LAUNCH_NAMES = ('launch-prefix', 'launch-prefix-filter')
 # The Debian package that brings each optional viewer, for the error line.
 _VIEWER_PACKAGES = {'rviz2': 'ros-$ROS_DISTRO-rviz2',
                     'robot_state_publisher': 'ros-$ROS_DISTRO-robot-state-publisher'}
-
-
-class LaunchArgumentError(ValueError):
-    """A launch argument's value cannot work; the message names it, its value and the rule."""
 
 
 @dataclass(frozen=True)
@@ -74,15 +73,30 @@ class Process:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a launch starts, and the lines it says first (why an optional part is left out)."""
+    """What a launch starts, and the lines it says first (why an optional part is left out).
+
+    :param namespace: where every node runs ('' = the root namespace, else absolute).
+    """
 
     processes: tuple[Process, ...]
     notes: tuple[str, ...] = field(default=())
+    namespace: str = ''
 
 
 def _config_argument(share: Path) -> Argument:
     return Argument('config', str(share / 'config' / 'arm_4dof.yaml'),
                     'Arm parameter file (ROS 2 YAML) read by every node')
+
+
+def _node_arguments() -> tuple[Argument, ...]:
+    return (
+        Argument(namespace.ARGUMENT, '',
+                 'ROS namespace of every node, topic and service of this arm (e.g. left); '
+                 '/diagnostics stays global, its statuses named <namespace>/<node>'),
+        Argument(node_params.ARGUMENT, '',
+                 'File of node parameters, one section per node (fabrik_ik: ros__parameters: '
+                 'use_pose_orientation: true); checked against what each node declares'),
+    )
 
 
 def _viewer_arguments(rviz_default: str) -> tuple[Argument, ...]:
@@ -105,6 +119,7 @@ def arm_arguments(share: Path) -> tuple[Argument, ...]:
     """Return the arguments of arm.launch.py (``share``: the package's share folder)."""
     return (
         _config_argument(share),
+        *_node_arguments(),
         Argument('port', '/dev/ttyUSB0',
                  'Serial port of the servo board; a /dev/serial/by-id/ path survives '
                  'replugging'),
@@ -122,6 +137,7 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
     """Return the arguments of sim.launch.py (``share``: the package's share folder)."""
     return (
         _config_argument(share),
+        *_node_arguments(),
         Argument('sim_device', 'false',
                  'true: servo_driver on a simulated servo board; false: sim_arm', TRUE_FALSE),
         Argument('board', 'python',
@@ -130,8 +146,10 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
                  '(protocol:=native only)', BOARDS),
         Argument('protocol', 'native',
                  'With sim_device:=true, the protocol board and driver speak', PROTOCOLS),
-        Argument('link', '/tmp/fabrik_ros_sim_board',
-                 "With sim_device:=true, the symlink to the simulated board's pty"),
+        Argument('link', '',
+                 "With sim_device:=true, the symlink to the simulated board's pty (empty: "
+                 f'{namespace.DEFAULT_LINK}, + _<namespace> under a namespace); refused while '
+                 'a live simulated board owns it'),
         *_viewer_arguments('auto'),
     )
 
@@ -141,18 +159,22 @@ LAUNCH_FILES: dict[str, Callable[[Path], tuple[Argument, ...]]] = {
     'arm.launch.py': arm_arguments, 'sim.launch.py': sim_arguments}
 
 
-def check_given_names(given: Iterable[str], launch_file: str, share: Path) -> None:
-    """Refuse a given argument name that ``launch_file`` does not declare but surely meant.
+def check_given_names(given: Iterable[str], launch_file: str, share: Path, *,
+                      top_level: bool = False) -> None:
+    """Refuse a given argument name that ``launch_file`` does not declare.
 
-    Launch ignores a name nobody declared, so ``confg:=my_arm.yaml`` would drive the arm with
-    the default arm file. Refused: the other launch file's arguments and near misses of this
-    file's; other names are left alone, as a launch file that includes this one may own them.
+    Launch ignores a name nobody declared, so ``protocl:=ssc32`` would drive the board with
+    the default protocol. Run by ``ros2 launch`` itself (``top_level``), every name given is
+    meant for this file: any other is refused, naming the closest. Included by a launch file
+    of the robot's, the names include the parent's own: then only the other launch file's
+    arguments and near misses of this file's are refused.
 
-    :raises LaunchArgumentError: naming the argument and what this launch file takes.
+    :raises LaunchArgumentError: naming the argument, the closest one and what this launch
+        file takes.
     """
     declared = [argument.name for argument in LAUNCH_FILES[launch_file](share)]
     takes = f'{launch_file} takes {", ".join(f"{name}:=" for name in declared)}'
-    for name in sorted(set(given) - set(declared)):
+    for name in sorted(set(given) - set(declared) - set(ROS2_LAUNCH_NAMES)):
         owner = next((other for other, arguments in LAUNCH_FILES.items()
                       if other != launch_file
                       and name in (argument.name for argument in arguments(share))), '')
@@ -160,9 +182,29 @@ def check_given_names(given: Iterable[str], launch_file: str, share: Path) -> No
             raise LaunchArgumentError(f'{name}:= is an argument of {owner}, not of '
                                       f'{launch_file}; {takes}')
         close = difflib.get_close_matches(name, declared, n=1, cutoff=0.75)
-        if close:
+        if close or top_level:
+            meant = close[0] if close else closest(name, declared)
             raise LaunchArgumentError(f'{name}:= is no argument of {launch_file}: did you '
-                                      f'mean {close[0]}:=? {takes}')
+                                      f'mean {meant}:=? {takes}')
+
+
+def launched_directly(argv: Iterable[str], launch_file: str, path: Path) -> bool:
+    """Return whether ``argv`` is ``ros2 launch`` run on this launch file (not a parent).
+
+    >>> launched_directly(['/opt/bin/ros2', 'launch', 'fabrik_ros', 'sim.launch.py', 'a:=b'],
+    ...                   'sim.launch.py', Path('/share/fabrik_ros/launch/sim.launch.py'))
+    True
+    >>> launched_directly(['ros2', 'launch', 'my_robot', 'sim.launch.py'], 'sim.launch.py',
+    ...                   Path('/share/fabrik_ros/launch/sim.launch.py'))
+    False
+    """
+    words = list(argv)
+    if len(words) < 2 or Path(words[0]).name != 'ros2' or words[1] != 'launch':
+        return False
+    words = [word for word in words[2:] if ':=' not in word and not word.startswith('-')]
+    named = any(package == PACKAGE and name == launch_file
+                for package, name in zip(words, words[1:], strict=False))
+    return named or any(os.path.realpath(word) == os.path.realpath(path) for word in words)
 
 
 def plan_arm(values: Mapping[str, str], *, share: Path,
@@ -173,16 +215,19 @@ def plan_arm(values: Mapping[str, str], *, share: Path,
     :raises LaunchArgumentError: for the first argument that cannot work.
     """
     _check_choices(values, arm_arguments(share))
+    space = namespace.checked_namespace(values[namespace.ARGUMENT])
     config = _checked_config(values['config'])
     urdf = _checked_description(values, load_arm(config))
     if not values['port']:
         raise LaunchArgumentError('port:= is empty; name the serial device of the board, e.g. '
                                   'port:=/dev/ttyUSB0')
     baud = _checked_baud(values['baud'])
-    viewers, notes = _viewers(values, urdf, share, installed)
+    given = _node_values(values, ('fabrik_ik', 'servo_driver'), space, _ARM_DRIVER_ARGUMENTS)
+    viewers, notes = _viewers(values, urdf, share, installed, space)
     driver = Process(PACKAGE, 'servo_driver', parameters=(
-        config, {'port': values['port'], 'baud': baud, 'protocol': values['protocol']}))
-    return Plan((_ik(config), driver, *viewers), notes)
+        config, {'port': values['port'], 'baud': baud, 'protocol': values['protocol']},
+        *_own(given, 'servo_driver')))
+    return Plan((_ik(config, space, given), driver, *viewers), notes, space)
 
 
 def simavr_ready() -> None:
@@ -203,24 +248,30 @@ def simavr_ready() -> None:
 
 
 def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str], bool],
-             simavr_check: Callable[[], None] = simavr_ready) -> Plan:
+             simavr_check: Callable[[], None] = simavr_ready,
+             owner_of: Callable[[str], Optional[int]] = link_owner) -> Plan:
     """Check sim.launch.py's arguments; return fabrik_ik + (sim_arm | board + driver) + viewers.
 
     :param installed: whether a ROS package is installed (for the optional viewers).
     :param simavr_check: raises :class:`LaunchArgumentError` if board:=simavr cannot run here.
+    :param owner_of: the pid of the live simulated board that owns a link, if any.
     :raises LaunchArgumentError: for the first argument that cannot work.
     """
     _check_choices(values, sim_arguments(share))
+    space = namespace.checked_namespace(values[namespace.ARGUMENT])
     config = _checked_config(values['config'])
     urdf = _checked_description(values, load_arm(config))
-    board, protocol, link = values['board'], values['protocol'], values['link']
+    board, protocol = values['board'], values['protocol']
+    link = values['link'] or namespace.default_link(space)
     if values['sim_device'] == 'false':
         for name, default in (('board', 'python'), ('protocol', 'native')):
             if values[name] != default:
                 raise LaunchArgumentError(
                     f'{name}:={values[name]} needs sim_device:=true (without it sim_arm '
                     f'stands in for driver and board)')
-        arm: tuple[Process, ...] = (Process(PACKAGE, 'sim_arm', parameters=(config,)),)
+        given = _node_values(values, ('fabrik_ik', 'sim_arm'), space, {})
+        arm: tuple[Process, ...] = (Process(PACKAGE, 'sim_arm', parameters=(
+            config, *_own(given, 'sim_arm'))),)
     else:
         if board == 'simavr':
             if protocol != 'native':
@@ -228,13 +279,16 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
                     f'board:=simavr runs the fabrik_ros firmware, which speaks the native '
                     f'protocol only; protocol:={protocol} needs board:=python')
             simavr_check()
-        _check_link(link)
+        _check_link(link, owner_of)
+        given = _node_values(values, ('fabrik_ik', 'servo_driver'), space,
+                             _SIM_DRIVER_ARGUMENTS)
         arm = (Process(PACKAGE, 'sim_device', node=False, required=True,
                        arguments=('--board', board, '--protocol', protocol, '--link', link)),
-               Process(PACKAGE, 'servo_driver',
-                       parameters=(config, {'port': link, 'protocol': protocol})))
-    viewers, notes = _viewers(values, urdf, share, installed)
-    return Plan((_ik(config), *arm, *viewers), notes)
+               Process(PACKAGE, 'servo_driver', parameters=(
+                   config, {'port': link, 'protocol': protocol},
+                   *_own(given, 'servo_driver'))))
+    viewers, notes = _viewers(values, urdf, share, installed, space)
+    return Plan((_ik(config, space, given), *arm, *viewers), notes, space)
 
 
 def defaults(arguments: tuple[Argument, ...], **given: str) -> dict[str, str]:
@@ -245,8 +299,35 @@ def defaults(arguments: tuple[Argument, ...], **given: str) -> dict[str, str]:
     return {a.name: given.get(a.name, a.default) for a in arguments}
 
 
-def _ik(config: str) -> Process:
-    return Process(PACKAGE, 'fabrik_ik', parameters=(config, {'follow_rviz_tools': True}))
+def _ik(config: str, space: str, given: node_params.NodeValues) -> Process:
+    return Process(PACKAGE, 'fabrik_ik',
+                   parameters=(config, {'follow_rviz_tools': True}, *_own(given, 'fabrik_ik')),
+                   remappings=namespace.ik_remappings(space))
+
+
+# The driver parameters each launch file sets from an argument: node parameter -> argument.
+_ARM_DRIVER_ARGUMENTS = {'servo_driver': {'port': 'port', 'baud': 'baud',
+                                          'protocol': 'protocol'}}
+_SIM_DRIVER_ARGUMENTS = {'servo_driver': {'port': 'link', 'protocol': 'protocol'}}
+
+
+def _node_values(values: Mapping[str, str], started: tuple[str, ...], space: str,
+                 by_argument: Mapping[str, Mapping[str, str]]) -> node_params.NodeValues:
+    """Return each node's parameters from config:='s node sections, then params_file:=."""
+    given: node_params.NodeValues = {}
+    for argument in ('config', node_params.ARGUMENT):
+        if values[argument]:
+            sections = node_params.node_sections(values[argument], argument=argument,
+                                                 started=started, namespace=space,
+                                                 by_argument=by_argument)
+            for node, parameters in sections.items():
+                given.setdefault(node, {}).update(parameters)
+    return given
+
+
+def _own(given: node_params.NodeValues, node: str) -> tuple[dict, ...]:
+    """Return the node's parameters from the files as one more entry, none if it has none."""
+    return (given[node],) if given.get(node) else ()
 
 
 def _check_choices(values: Mapping[str, str], arguments: tuple[Argument, ...]) -> None:
@@ -324,20 +405,25 @@ def _checked_description(values: Mapping[str, str], arm: Arm) -> str:
         raise LaunchArgumentError(str(error)) from None
 
 
-def _check_link(link: str) -> None:
-    if not link:
-        raise LaunchArgumentError('link:= is empty; name the path of the symlink to the '
-                                  "simulated board's pty, e.g. link:=/tmp/fabrik_ros_sim_board")
+def _check_link(link: str, owner_of: Callable[[str], Optional[int]]) -> None:
     if not os.path.isdir(os.path.dirname(os.path.abspath(link))):
         raise LaunchArgumentError(f'link:={link}: its folder does not exist')
     if os.path.lexists(link) and not os.path.islink(link):
         raise LaunchArgumentError(f'link:={link} exists and is not a symlink; it is never '
                                   f'replaced: choose a free path')
+    owner = owner_of(link)
+    if owner is not None:
+        raise LaunchArgumentError(f'link:={link} is the link of a live simulated board (pid '
+                                  f'{owner}); give this launch another namespace:= or link:=, '
+                                  f'or stop that board')
 
 
-def _viewers(values: Mapping[str, str], urdf: str, share: Path,
-             installed: Callable[[str], bool]) -> tuple[tuple[Process, ...], tuple[str, ...]]:
-    """Return robot_state_publisher (with ``urdf``) and rviz2 as asked, a note for each not."""
+def _viewers(values: Mapping[str, str], urdf: str, share: Path, installed: Callable[[str], bool],
+             space: str) -> tuple[tuple[Process, ...], tuple[str, ...]]:
+    """Return robot_state_publisher (with ``urdf``) and rviz2 as asked, a note for each not.
+
+    Under a namespace both are remapped into it (TF included; see :mod:`.namespace`).
+    """
     processes, notes = [], []
     for argument in ('robot_state_publisher', 'rviz'):
         package = 'rviz2' if argument == 'rviz' else argument
@@ -354,9 +440,10 @@ def _viewers(values: Mapping[str, str], urdf: str, share: Path,
             continue
         if package == 'robot_state_publisher':
             processes.append(Process(package, package,
-                                     parameters=({'robot_description': urdf},)))
+                                     parameters=({'robot_description': urdf},),
+                                     remappings=namespace.state_publisher_remappings(space)))
         else:
-            rviz_config = str(share / 'config' / 'rviz' / 'fabrik.rviz')
-            processes.append(Process(package, package, arguments=('-d', rviz_config),
-                                     remappings=RVIZ_TOOL_REMAPPINGS))
+            rviz_config = share / 'config' / 'rviz' / 'fabrik.rviz'
+            processes.append(Process(package, package, arguments=('-d', str(rviz_config)),
+                                     remappings=namespace.rviz_remappings(space, rviz_config)))
     return tuple(processes), tuple(notes)

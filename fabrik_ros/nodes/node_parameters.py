@@ -22,6 +22,8 @@ _NODES_DIR = Path(__file__).resolve().parent
 _PACKAGE = 'fabrik_ros.nodes.'
 # The one function a node declares its own parameters with (ros_parameters.declare).
 _DECLARE = 'declare'
+# Declared by rclpy itself on every node; an override of them is meant for rclpy.
+STANDARD_PARAMETERS = ('use_sim_time', 'start_type_description_service')
 # How a file of node parameters reaches the nodes.
 WHERE_NODE_PARAMETERS_GO = 'launch files: params_file:=<file>; ros2 run: --params-file <file>'
 

@@ -49,7 +49,7 @@ from fabrik_ros.kinematics.description.arm_keys import (
     ValueKind,
 )
 from fabrik_ros.kinematics.description.flat_keys import flatten, nest
-from fabrik_ros.nodes.node_parameters import node_parameters
+from fabrik_ros.nodes.node_parameters import node_parameters, STANDARD_PARAMETERS
 
 
 def config_hint() -> str:
@@ -60,8 +60,6 @@ def config_hint() -> str:
     except (ImportError, LookupError, OSError):
         share = Path(__file__).resolve().parents[2]      # a source checkout
     return f'pass the arm config: --ros-args --params-file {share / "config" / "arm_4dof.yaml"}'
-# Declared by rclpy itself on every node; an override of them is meant for rclpy.
-STANDARD_PARAMETERS = ('use_sim_time', 'start_type_description_service')
 
 Type = Parameter.Type
 # What a value must be, as an error says it.

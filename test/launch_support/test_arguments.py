@@ -17,9 +17,9 @@ from fabrik_ros.launch_support.arguments import (
     LaunchArgumentError,
     plan_arm,
     plan_sim,
-    RVIZ_TOOL_REMAPPINGS,
     sim_arguments,
 )
+from fabrik_ros.launch_support.namespace import RVIZ_TOOL_REMAPPINGS
 from test.package_layout import console_scripts, exec_depends, PACKAGE, REPO_ROOT
 
 SHARE = REPO_ROOT      # config/ and config/rviz/ sit where share/fabrik_ros has them
@@ -39,9 +39,9 @@ def simavr_fine() -> None:
     pass
 
 
-def _sim(installed=everything, simavr_check=simavr_fine, **given):
+def _sim(installed=everything, simavr_check=simavr_fine, owner_of=lambda link: None, **given):
     return plan_sim(defaults(sim_arguments(SHARE), **given), share=SHARE, installed=installed,
-                    simavr_check=simavr_check)
+                    simavr_check=simavr_check, owner_of=owner_of)
 
 
 def _arm(installed=everything, **given):
