@@ -87,6 +87,21 @@ def test_one_sync_write_moves_every_servo_and_one_sync_read_reports_them(bus):
                                                                      1500, 1600]
 
 
+def test_the_codec_sizes_are_the_bytes_the_sdks_sync_read_puts_on_the_line(bus):
+    board, port, ph = bus
+    codec = FeetechCodec()
+    received, sent = board.bytes_received, board.bytes_sent
+    reader = scs.GroupSyncRead(port, ph, 56, 2)
+    for servo_id in IDS:
+        reader.addParam(servo_id)
+    assert reader.txRxPacket() == scs.COMM_SUCCESS
+    request = len(codec.sync_read(56, 2, IDS))
+    answers = len(IDS) * codec.status_size(2)
+    assert (request, answers) == (14, 48)          # 620 µs at 1 Mbaud
+    assert board.wait_until(lambda b: (b.bytes_received - received, b.bytes_sent - sent)
+                            == (request, answers), DEADLINE_S)
+
+
 def test_telemetry_and_error_bits_come_back_as_the_sdk_reads_them(bus):
     board, port, ph = bus
     servo = board.firmware.servo(4)
