@@ -282,3 +282,14 @@ class BusCodec(abc.ABC):
             raise ValueError(f'{name} = {value!r}, must be within [{low}, {top}]')
         return value.to_bytes(self.FIELD_BYTES, 'little')
 
+
+
+def line_time_us(size: int, baud: int) -> float:
+    """Return how long ``size`` bytes take on a UART line at ``baud`` [µs] (8N1: 10 bits each).
+
+    >>> line_time_us(8, 1_000_000)
+    80.0
+    """
+    if baud <= 0:
+        raise ValueError(f'baud = {baud!r}, must be > 0')
+    return size * 10 * 1e6 / baud
