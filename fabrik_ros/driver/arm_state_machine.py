@@ -87,8 +87,8 @@ class ArmStateMachine:
     >>> from fabrik_ros.driver.slew import SlewLimiter
     >>> planner = MotionPlanner(SlewLimiter((1.0,)), (0.0,), home_move_s=2.0, step_s=0.02)
     >>> arm = ArmStateMachine(planner)
-    >>> arm.enable(0.0, True).reply.message
-    'servos will attach, and the arm move home slowly, once the board connects'
+    >>> arm.enable(0.0, True).reply.message[:65]
+    'servos will attach once the board connects: held where the board '
     >>> arm.connect(1.0, 'board v1').logs[0].text
     'board connected: board v1'
     >>> arm.tick(1.1, (0.5,), synced=False)
@@ -177,13 +177,21 @@ class ArmStateMachine:
         was_enabled, self.enabled = self.enabled, True
         self._told_held = False
         if not self.connected:
-            return _reply(True, 'servos will attach, and the arm move home slowly, once the '
-                          'board connects')
+            board = 'is back' if self._ever_connected else 'connects'
+            return _reply(True, f'servos will attach once the board {board}: '
+                          f'{self._attach_plan()}')
         if was_enabled and self.phase is not Phase.DETACHED:
             return _reply(True, 'servos already attached')
         self._begin_reading(now_s)
-        return _reply(True, 'servos attaching: held where the board reports them, then moving '
-                      'at the speed limits (home slowly if the board reports no pose)')
+        return _reply(True, f'servos attaching: {self._attach_plan()}')
+
+    def _attach_plan(self) -> str:
+        """Say what attaching will do: what :meth:`_move_from` does after the read."""
+        if not self._planner.started:
+            return ('held where the board reports them, then moving home slowly (over at least '
+                    f'{self._planner.home_move_s:.1f} s)')
+        return ('held where the board reports them, then moving on to the latest command at '
+                'the speed limits (if the board reports no pose: home slowly first)')
 
     def _disable(self, now_s: float) -> Actions:
         self.enabled = False
@@ -277,10 +285,18 @@ class ArmStateMachine:
         if current is not None and planner.started:
             planner.resume(now_s, current)
             return Actions(send=planner.step(now_s), logs=(LogLine(
-                LogLevel.INFO, 'servos attached: moving on from the reported pose'),))
+                LogLevel.INFO, 'servos attached: moving on from the reported pose to the '
+                'latest command at the speed limits'),))
+        started = planner.started
         send = planner.start(now_s, current)
-        pose = 'the reported' if current is not None else 'an unknown'
-        text = f'board ready: moving home over {send.move_s:.1f} s from {pose} pose'
+        if started:
+            # Re-attached or reconnected, and the board reports no pose to move on from.
+            text = (f'servos attached: the board reports no pose, so the arm moves home slowly '
+                    f'over {send.move_s:.1f} s from wherever it stands, then on to the latest '
+                    'command')
+        else:
+            pose = 'the reported' if current is not None else 'an unknown'
+            text = f'board ready: moving home over {send.move_s:.1f} s from {pose} pose'
         return Actions(send=send, logs=(LogLine(LogLevel.INFO, text),))
 
 

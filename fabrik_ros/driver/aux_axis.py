@@ -7,10 +7,11 @@ way the driver and sim_arm read and clamp it through one :class:`AuxAxis`.
 """
 
 from dataclasses import dataclass
+import math
 from typing import Protocol
 
 from fabrik_ros.driver.board_layout import aux_position, aux_pulse_us
-from fabrik_ros.kinematics import AuxServo, ServoMap
+from fabrik_ros.kinematics import AuxServo, CountAuxServo, ServoMap
 
 
 class AuxAxis(Protocol):
@@ -80,6 +81,53 @@ class PulseAux:
         return aux_position(self.servo, units)
 
 
+@dataclass(frozen=True)
+class CountAux:
+    """A bus auxiliary servo: calibrated like a joint, its position an angle [rad].
+
+    >>> axis = CountAux(CountAuxServo('gripper', 6, 2048.0, 1, -0.5, 1.5, 0.0))
+    >>> axis.units(math.pi / 4), axis.position(2560.0), axis.range_note
+    (2560.0, 0.7853981633974483, 'rad, min_deg -28.6 .. max_deg 85.9')
+    """
+
+    servo: CountAuxServo
+
+    @property
+    def name(self) -> str:
+        """Return the servo's name in the arm file."""
+        return self.servo.name
+
+    @property
+    def low(self) -> float:
+        """Return the lowest position [rad]."""
+        return self.servo.min_rad
+
+    @property
+    def high(self) -> float:
+        """Return the highest position [rad]."""
+        return self.servo.max_rad
+
+    @property
+    def home(self) -> float:
+        """Return the position the servo starts at [rad]."""
+        return self.servo.home_rad
+
+    @property
+    def range_note(self) -> str:
+        """Return the unit and the range as the arm file gives it."""
+        return (f'rad, min_deg {math.degrees(self.low):.1f} .. max_deg '
+                f'{math.degrees(self.high):.1f}')
+
+    def units(self, position: float) -> float:
+        """Return the count of a position [rad] (clamped into the servo's range)."""
+        return self.servo.units(position)
+
+    def position(self, units: float) -> float:
+        """Return the position [rad] of a count."""
+        return self.servo.angle_rad(units)
+
+
 def aux_axes(servo_map: ServoMap) -> tuple[AuxAxis, ...]:
     """Return the auxiliary servos of the arm as axes, in arm-file order."""
-    return tuple(PulseAux(servo) for servo in servo_map.aux)
+    return tuple(PulseAux(servo) if isinstance(servo, AuxServo) else CountAux(servo)
+                 for servo in servo_map.aux)

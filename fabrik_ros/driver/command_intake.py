@@ -55,8 +55,8 @@ class CommandIntake:
     >>> intake = CommandIntake(arm.joints, (), clock=lambda: 0.0)
     >>> intake.take(['elbow'], [0.5], (0.0, 1.0, 0.0, 0.0)).command
     JointCommand(joints=(0.0, 1.0, 0.5, 0.0), aux={})
-    >>> print(intake.take(['elbo'], [0.5], (0.0, 1.0, 0.0, 0.0)).logs[0].text[:81])
-    joint_commands ignored: names ['elbo'] hold none of the arm's servos ('elbo': did
+    >>> print(intake.take(['elbo'], [0.5], (0.0, 1.0, 0.0, 0.0)).logs[0].text[-40:])
+    servos []; 'elbo': did you mean 'elbow'?
 
     :param joints: the arm's joints, in joint order (their limits clamp the targets)
     :param aux: the arm's auxiliary servos
@@ -92,8 +92,7 @@ class CommandIntake:
         unknown = [n for n in given if n not in self._names and n not in self._aux]
         if len(unknown) == len(given):
             self._warn(logs, 'no known name', f'joint_commands ignored: names {list(given)} '
-                                              f"hold none of the arm's servos "
-                                              f'({self._described(unknown)})')
+                                              f'hold none of the {self._described(unknown)}')
             return Intake(None, tuple(logs))
         self._say_unknown(logs, unknown)
         aux = self._take_aux(logs, given)
@@ -155,17 +154,18 @@ class CommandIntake:
         if len(self._said_unknown) < _UNKNOWN_NAMES_KEPT:
             self._said_unknown.update(new)
         logs.append(LogLine(LogLevel.WARN, f'joint_commands: {new} not in the arm file, ignored '
-                                           f'({self._described(new)}); said once a name'))
+                                           f'(not one of the {self._described(new)}); said '
+                                           'once a name'))
 
     def _described(self, unknown: Sequence[str]) -> str:
-        """Return the closest known name of each unknown one, then the known names."""
+        """Return the known names, then the closest known name of each unknown one."""
         hints = []
         for name in unknown:
             close = difflib.get_close_matches(name, self.known_names, n=1)
             if close:
-                hints.append(f'{name!r}: did you mean {close[0]!r}?')
-        return '; '.join([*hints, f'joints: {list(self._names)}, auxiliary servos: '
-                                  f'{list(self._aux)}'])
+                hints.append(f'; {name!r}: did you mean {close[0]!r}?')
+        return (f'joints {list(self._names)} nor the auxiliary servos {list(self._aux)}'
+                + ''.join(hints))
 
     def _warn(self, logs: list[LogLine], cause: Hashable, text: str) -> None:
         if self._throttle.allow(cause):

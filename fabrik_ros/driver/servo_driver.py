@@ -46,6 +46,7 @@ LINK_WARN_EVERY_S = 10.0  # one line per cause of link trouble this often, while
 SHUTDOWN_SYNC_S = 1.0     # how long the exit waits for the servos to confirm their final state
 # Handed-over commands whose published copy has not come back yet; more are lost copies.
 _HANDED_OVER_KEPT = 64
+_UNIT_WORDS = {'us': 'pulses', 'count': 'counts'}
 
 
 class FinalState(enum.Enum):
@@ -212,8 +213,8 @@ class ServoDriver:
     def _send(self, send: Send) -> None:
         command = self._arm.servo_map.to_units(send.angles_rad)
         if command.clamped and self._throttle.allow('units clamped'):
-            self._log(LogLine(LogLevel.WARN, f'servo {self._output.unit} clamped for '
-                                             f'{list(command.clamped)}'))
+            self._log(LogLine(LogLevel.WARN, f'servo {_UNIT_WORDS[self._output.unit]} '
+                                             f'clamped for {list(command.clamped)}'))
         self.clamped = command.clamped
         self._output.send([*map(float, command.units), *self._aux_units()], send.move_s)
 

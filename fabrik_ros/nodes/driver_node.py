@@ -9,7 +9,7 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
-from fabrik_ros.driver.arm_state_machine import Actions, LogLevel, LogLine, Phase
+from fabrik_ros.driver.arm_state_machine import Actions, LogLine, Phase
 from fabrik_ros.driver.board_layout import check_board_channels
 from fabrik_ros.driver.pulse_output import PulseOutput
 from fabrik_ros.driver.servo_driver import FinalState, reply_of, ServoDriver
@@ -22,6 +22,7 @@ from fabrik_ros.nodes.diagnostics import (
     status_name,
 )
 from fabrik_ros.nodes.joint_states import joint_state_msg
+from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
     declare,
     declare_arm,
@@ -229,11 +230,7 @@ class ServoDriverNode(ConfiguredNode):
                                        f'must fit the servo limits ({error})') from error
 
     def _log(self, line: LogLine) -> None:
-        # rclpy ties a severity to each call site: one call per level.
-        if line.level is LogLevel.WARN:
-            self.get_logger().warning(line.text)
-        else:
-            self.get_logger().info(line.text)
+        log_line(self.get_logger(), line)
 
     @property
     def _core(self) -> ServoDriver:

@@ -64,6 +64,7 @@ class DriverMachine(RuleBasedStateMachine):
         self.unknown_start = False             # the last tick had no report to start from
         self.last_send: Optional[Send] = None  # last send since the board stopped pulsing
         self.held_logs = 0                     # "command held" lines in this detached spell
+        self.promise: Optional[str] = None     # what the last ~/enable true said would happen
 
     # -- events ------------------------------------------------------------------------------
 
@@ -71,7 +72,7 @@ class DriverMachine(RuleBasedStateMachine):
     def restart(self):
         """Start a new driver process: fresh machine, new link; the board keeps its state."""
         self.arm, self.link_up, self.held_logs = _machine(), False, 0
-        self.wanted = HOME
+        self.wanted, self.promise = HOME, None
 
     @rule()
     def connect(self):
@@ -92,6 +93,15 @@ class DriverMachine(RuleBasedStateMachine):
             self.held_logs = 0
         actions = self._apply(self.arm.enable(self.now, on))
         assert actions.reply.success
+        message = actions.reply.message
+        if not on:
+            self.promise = None
+        elif 'then moving home slowly' in message:
+            self.promise = 'home'
+        elif 'then moving on to the latest command' in message:
+            self.promise = 'latest'
+        else:
+            assert message == 'servos already attached', message
 
     @rule()
     def home(self):
@@ -154,6 +164,7 @@ class DriverMachine(RuleBasedStateMachine):
         assert all(line.level in LogLevel for line in actions.logs)
         if actions.send is not None or actions.attach is not None:
             assert self.link_up, f'{actions} without a board'
+        self._check_promise(actions)
         if actions.send is not None:
             assert self.arm.enabled, f'{actions.send} while detached'
             self._check_no_jump(actions.send)
@@ -167,6 +178,21 @@ class DriverMachine(RuleBasedStateMachine):
         elif actions.attach is False:
             self.board.pulsing = False
         return actions
+
+    def _check_promise(self, actions: Actions) -> None:
+        """Check that the move ending an attach is the one ~/enable promised (issue 24.6)."""
+        moves = [line.text for line in actions.logs
+                 if line.text.startswith(('board ready:', 'servos attached:'))]
+        if self.promise is None or not moves:
+            return
+        send = actions.send
+        slow_home = send is not None and send.angles_rad == HOME and send.move_s >= HOME_MOVE_S
+        if self.promise == 'home' or self.unknown_start:
+            # Promised home, or promised the latest command with home first if no pose.
+            assert slow_home, (self.promise, moves, send)
+        else:
+            assert 'moving on from the reported pose' in moves[0], (self.promise, moves)
+        self.promise = None
 
     def _check_no_jump(self, send: Send) -> None:
         if not self.board.pulsing:
@@ -253,6 +279,42 @@ def test_a_command_while_detached_is_held_logged_once_and_followed_after_attachi
     assert hold.send == Send((0.05, 0.5), 0.0) and hold.attach is True
     moved = arm.tick(now + 2 * STEP_S, (0.05, 0.5), synced=True)
     assert moved.send.angles_rad[0] == pytest.approx(0.05 + SPEEDS[0] * STEP_S)
+
+
+def test_enable_while_unplugged_says_the_arm_moves_on_and_it_does():
+    """Issue 24.6: after a loss, the reply promises what the reconnect then does."""
+    arm = _machine()
+    arm.connect(0.0, 'sim board')
+    now = _run_to_running(arm, 0.0, HOME)
+    arm.command(now, (0.3, 0.2))
+    arm.lose(now, 'unplugged')
+    reply = arm.enable(now, True).reply.message
+    assert reply.startswith('servos will attach once the board is back: ')
+    assert 'then moving on to the latest command at the speed limits' in reply
+    arm.connect(now + 1.0, 'sim board')
+    logs = []
+    for k in range(1, 10):
+        logs += [line.text for line in arm.tick(now + 1.0 + k * STEP_S, (0.1, 0.4),
+                                                 synced=True).logs]
+    assert logs == ['servos attached: moving on from the reported pose to the latest command '
+                    'at the speed limits']
+
+
+def test_enable_after_a_detach_without_a_reported_pose_says_so_not_the_boot_line():
+    """Issue 24.6: a re-attach with no pose reported is not "board ready ... unknown pose"."""
+    arm = _machine()
+    arm.connect(0.0, 'sim board')
+    now = _run_to_running(arm, 0.0, HOME)
+    arm.enable(now, False)
+    reply = arm.enable(now, True).reply.message
+    assert reply.startswith('servos attaching: held where the board reports them, then moving '
+                            'on to the latest command'), reply
+    logs = []
+    for k in range(1, 40):
+        logs += [line.text for line in arm.tick(now + k * STEP_S, None, synced=True).logs]
+    assert logs == [f'servos attached: the board reports no pose, so the arm moves home slowly '
+                    f'over {HOME_MOVE_S:.1f} s from wherever it stands, then on to the latest '
+                    'command']
 
 
 def test_a_lost_board_is_logged_per_cause_with_the_retry_and_its_return_with_the_time():

@@ -449,3 +449,33 @@ def test_the_gripper_moves_by_name_clamped_to_its_range_and_unknown_names_are_sa
     assert log.count("['finger'] not in the arm file") == 1
     assert 'gripper = 2.0, must be within [0.0, 1.0]' in log
     assert rig.board.enabled[5]
+
+
+def test_joint_states_and_servo_positions_carry_the_gripper_and_a_misspelt_name_is_helped(
+        make_rig, capfd):
+    """Issue 24.2: every servo of the arm file is in joint_states, aux servos in their unit."""
+    config = REPO_ROOT / 'config' / 'arm_6servo.yaml'
+    arm = load_arm(config)
+    rig = make_rig(Protocol.NATIVE, config=config,
+                   extra=['-p', 'max_speed_rad_s:=[20.0, 20.0, 20.0, 20.0, 20.0]'])
+    raw = []
+    rig.probe.create_subscription(JointState, 'servo_driver/servo_positions', raw.append, 10)
+    names = [*arm.joint_names, 'gripper']
+    rig.ros.spin_until(lambda: rig.states and list(rig.states[-1].name) == names
+                       and rig.states[-1].position[5] == pytest.approx(0.5), timeout_s=10.0,
+                       what=lambda: f'joint_states with the gripper at 0.5 (home 1500 us), not '
+                                    f'{rig.states[-1] if rig.states else None}')
+    rig.command((0.25,), names=['gripper'])
+    rig.ros.spin_until(lambda: rig.states[-1].position[5] == pytest.approx(0.25),
+                       timeout_s=10.0, what=lambda: f'the gripper at 0.25 in joint_states, not '
+                                                    f'{rig.states[-1].position}')
+    rig.ros.spin_until(lambda: raw and dict(zip(raw[-1].name, raw[-1].position,
+                                                strict=True)).get('gripper') == 1250.0,
+                       timeout_s=10.0, what=lambda: f'1250 us for the gripper on '
+                                                    f'~/servo_positions, not {raw[-1:]}')
+    assert list(raw[-1].name) == names
+    assert raw[-1].position[0] == rig.board.positions()[0], 'the raw units the board reported'
+    rig.command((0.4,), names=['grip'])
+    log = _wait_log(rig, capfd, "did you mean 'gripper'?", [])
+    line = next(x for x in log.splitlines() if 'did you mean' in x)
+    assert "names ['grip'] hold none of the joints" in line and "servos ['gripper']" in line

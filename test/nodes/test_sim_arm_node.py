@@ -7,7 +7,7 @@ from sensor_msgs.msg import JointState
 
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
-from test.nodes.conftest import ARM_CONFIG
+from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 
@@ -57,3 +57,31 @@ def test_commands_outside_the_limits_are_clamped_and_garbage_is_ignored(rig):
                    what='the wrist to stop at its upper limit')
     assert all(s.position[3] <= wrist_max for s in states)
     assert all(s.position[2] == pytest.approx(ARM.home[2]) for s in states)
+
+
+def test_the_gripper_is_simulated_in_its_unit_and_a_misspelt_name_gets_the_closest(ros, capfd):
+    """Issue 24.2: sim_arm publishes the aux servos and takes the README's gripper command."""
+    config = REPO_ROOT / 'config' / 'arm_6servo.yaml'
+    arm = load_arm(config)
+    ros.add(SimArmNode(context=ros.context, cli_args=[
+        '--ros-args', '--params-file', str(config), *ros.ros_args, '-p', 'rate_hz:=100.0']))
+    probe = ros.probe()
+    states: list[JointState] = []
+    probe.create_subscription(JointState, 'joint_states', states.append, 100)
+    publisher = probe.create_publisher(JointState, 'joint_commands', 10)
+    ros.spin_until(lambda: states, timeout_s=10.0, what='the first joint_states')
+    assert list(states[0].name) == [*arm.joint_names, 'gripper']
+    assert states[0].position[5] == pytest.approx(0.5), 'home_us 1500 of 1000..2000'
+    publisher.publish(JointState(name=['grip'], position=[0.2]))
+    publisher.publish(JointState(name=['gripper'], position=[0.8]))
+    ros.spin_until(lambda: states[-1].position[5] == pytest.approx(0.8), timeout_s=10.0,
+                   what=lambda: f'the gripper at 0.8, not {states[-1].position[5]}')
+    seen: list[str] = []
+
+    def said() -> bool:
+        seen.append(capfd.readouterr().err)
+        return "did you mean 'gripper'?" in ''.join(seen)
+
+    ros.spin_until(said, timeout_s=10.0, what=lambda: f'the closest name in the log: {seen}')
+    line = next(x for x in ''.join(seen).splitlines() if 'did you mean' in x)
+    assert "names ['grip'] hold none of the joints" in line and "servos ['gripper']" in line

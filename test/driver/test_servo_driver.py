@@ -1,0 +1,251 @@
+"""ServoDriver with a fake clock and fake servos: no pty, no DDS (issue 23 shape)."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from fabrik_ros.driver.arm_state_machine import LogLevel, Phase
+from fabrik_ros.driver.servo_driver import FinalState, ServoDriver, SHUTDOWN_SYNC_S
+from fabrik_ros.driver.servo_output import HealthLevel, ServoReport
+from fabrik_ros.kinematics import load_arm
+from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
+
+ARM = load_arm(Path(__file__).parents[2] / 'config' / 'arm_6servo.yaml')
+HOME = tuple(float(a) for a in ARM.home)
+HOME_MOVE_S, STEP_S, SPEED = 1.0, 0.02, 2.0
+GRIPPER_HOME_US = 1500.0
+POSE = (0.3, 1.2, -0.8, 0.4, 0.1)
+
+
+def _units(angles, gripper_us=GRIPPER_HOME_US):
+    return [*map(float, ARM.servo_map.to_units(angles).units), gripper_us]
+
+
+@dataclass
+class FakeOutput:
+    """Servos that take what they are sent and report what the test says."""
+
+    clock: list
+    unit: str = 'us'
+    protocol: Protocol = Protocol.NATIVE
+    path: str = '/dev/ttyFAKE'
+    state: LinkState = LinkState.CONNECTING
+    board_name: str = 'fake v1'
+    last_error: Optional[BaseException] = None
+    events: list = field(default_factory=list)
+    sent: list = field(default_factory=list)          # (time, units, move_s)
+    attached: list = field(default_factory=list)
+    reported: Optional[tuple] = None                   # units in servo order
+    is_synced: bool = True
+    released: list = field(default_factory=list)
+    sync_error: Optional[Exception] = None
+    closed: bool = False
+
+    def start(self):
+        pass
+
+    def take_events(self):
+        events, self.events = self.events, []
+        return events
+
+    def connect(self):
+        self.state = LinkState.READY
+        self.events.append(LinkState.READY)
+
+    def send(self, units, move_s):
+        self.sent.append((self.clock[0], list(units), move_s))
+
+    def attach(self, on):
+        self.attached.append(on)
+
+    def report(self, now_s):
+        if self.reported is None:
+            return None
+        return ServoReport(tuple(self.reported), 1.0, now_s)
+
+    def synced(self):
+        return self.is_synced
+
+    def release(self, *, detach):
+        self.released.append(detach)
+
+    def sync(self, timeout_s):
+        if self.sync_error is not None:
+            raise self.sync_error
+
+    def close(self):
+        self.closed = True
+        self.state = LinkState.CLOSED
+
+    def link_values(self):
+        return {'port': self.path}
+
+    def health(self):
+        return ()
+
+
+class Rig:
+    def __init__(self, busy=lambda: ''):
+        self.clock = [100.0]
+        self.output = FakeOutput(self.clock)
+        self.logs = []
+        self.driver = ServoDriver(ARM, self.output, speeds_rad_s=[SPEED] * 5,
+                                  home_move_s=HOME_MOVE_S, step_s=STEP_S,
+                                  clock=lambda: self.clock[0], log=self.logs.append, busy=busy)
+
+    def advance(self, seconds):
+        end = self.clock[0] + seconds
+        while self.clock[0] < end - 1e-12:
+            self.clock[0] += STEP_S
+            self.driver.tick()
+
+    def texts(self):
+        return [line.text for line in self.logs]
+
+    def start_at(self, angles):
+        """Connect with the servos at ``angles``, hold them, move home, arrive."""
+        self.output.reported = _units(angles)
+        self.output.connect()
+        self.advance(STEP_S)
+        self.advance(HOME_MOVE_S + 5 * STEP_S)
+        assert self.driver.phase is Phase.RUNNING
+
+
+def test_the_safe_start_holds_the_reported_units_then_moves_home_slowly():
+    rig = Rig()
+    rig.output.reported = _units(POSE, 1700.0)
+    rig.output.connect()
+    rig.advance(STEP_S)
+    (_, held, move_s), = rig.output.sent
+    assert held == pytest.approx(_units(POSE)) and move_s == 0.0
+    assert rig.output.attached == [True]
+    rig.advance(STEP_S)
+    _, home, move_s = rig.output.sent[-1]
+    assert home == pytest.approx(_units(HOME)) and move_s >= HOME_MOVE_S
+    assert rig.texts() == ['board connected: fake v1',
+                           f'board ready: moving home over {move_s:.1f} s from the reported pose']
+
+
+def test_a_command_is_stepped_at_the_speed_limit_in_servo_units_on_arrival():
+    rig = Rig()
+    rig.start_at(HOME)
+    before = len(rig.output.sent)
+    rig.driver.take_commands(['elbow'], [HOME[2] + 1.0])
+    at, units, move_s = rig.output.sent[before]
+    assert at == rig.clock[0], 'sent by the command itself, not by the next tick'
+    step = SPEED * STEP_S
+    expected = list(HOME)
+    expected[2] += step
+    assert units == pytest.approx(_units(expected))
+    assert move_s == pytest.approx(STEP_S)
+    rig.advance(1.0 / SPEED + 0.1)
+    assert rig.output.sent[-1][1] == pytest.approx(_units((*HOME[:2], HOME[2] + 1.0, *HOME[3:])))
+
+
+def test_a_gripper_command_resends_the_joints_unchanged_with_the_gripper_pulse():
+    rig = Rig()
+    rig.start_at(HOME)
+    rig.driver.take_commands(['gripper'], [0.25])
+    _, units, _ = rig.output.sent[-1]
+    assert units == pytest.approx(_units(HOME, 1250.0))
+
+
+def test_a_handed_over_command_is_not_taken_again_from_its_published_copy():
+    rig = Rig()
+    rig.start_at(HOME)
+    rig.driver.command(POSE)
+    other = (0.0, *POSE[1:])
+    rig.driver.take_commands(list(ARM.joint_names), list(other))
+    rig.driver.take_commands(list(ARM.joint_names), list(POSE))   # the late copy of POSE
+    assert rig.driver.latest_command == other
+    with pytest.raises(ValueError) as raised:
+        rig.driver.command(POSE[:3])
+    assert 'must hold 5 finite values' in str(raised.value)
+
+
+def test_commands_wait_while_busy_and_say_why_once_a_period():
+    rig = Rig(busy=lambda: 'a calibration jog holds the servos')
+    rig.start_at(HOME)
+    rig.driver.take_commands(['elbow'], [0.0])
+    rig.driver.take_commands(['elbow'], [0.1])
+    assert rig.driver.latest_command == HOME
+    assert rig.texts().count('joint_commands ignored: a calibration jog holds the servos') == 1
+
+
+def test_joint_states_carry_the_command_the_report_confirms_else_the_report():
+    rig = Rig()
+    assert rig.driver.feedback() is None, 'nothing sent, nothing known'
+    rig.start_at(HOME)
+    feedback = rig.driver.feedback()
+    assert feedback.names == (*ARM.joint_names, 'gripper')
+    assert feedback.positions == pytest.approx((*HOME, 0.5))
+    assert feedback.source == 'commanded, confirmed by the board (1 us steps)'
+    rig.output.reported = _units(POSE, 1800.0)      # moved by hand, say
+    moved = rig.driver.feedback()
+    assert moved.positions == pytest.approx((*POSE, 0.8), abs=1e-9)
+    assert moved.source == 'board (1 us steps)'
+    rig.output.reported = None
+    assert rig.driver.feedback().source == 'commanded'
+
+
+def test_servo_positions_are_the_raw_units_reported_by_servo_name():
+    rig = Rig()
+    assert rig.driver.servo_positions() == ((), ())
+    rig.output.reported = (1500.0, None, 1200.0, 1500.0, 1500.0, 1250.0)
+    names, units = rig.driver.servo_positions()
+    assert names == ('base_yaw', 'elbow', 'wrist_pitch', 'wrist_roll', 'gripper')
+    assert units == (1500.0, 1200.0, 1500.0, 1500.0, 1250.0)
+
+
+def test_shutdown_home_ticks_the_move_through_on_the_clock_then_holds():
+    rig = Rig()
+    rig.start_at(HOME)
+    rig.driver.take_commands(list(ARM.joint_names), list(POSE))
+    rig.advance(3.0)
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        rig.clock[0] += seconds
+
+    started = rig.clock[0]
+    rig.driver.stop(FinalState.HOME, sleep=sleep)
+    home_move = next(s for s in rig.output.sent if s[0] == started)
+    assert home_move[1] == pytest.approx(_units(HOME)) and home_move[2] >= HOME_MOVE_S
+    assert rig.clock[0] >= started + home_move[2], 'ticked through the whole move'
+    assert set(slept) == {STEP_S}
+    assert rig.output.released == [False] and rig.output.closed
+    assert f'on_shutdown home: moving home over {home_move[2]:.1f} s' in rig.texts()
+
+
+@pytest.mark.parametrize('final, detach', [(FinalState.HOLD, False), (FinalState.DETACH, True)])
+def test_shutdown_holds_or_detaches_and_says_when_it_cannot_confirm(final, detach):
+    rig = Rig()
+    rig.start_at(HOME)
+    rig.output.sync_error = LinkTimeout(f'/dev/ttyFAKE: not in sync within {SHUTDOWN_SYNC_S} s')
+    rig.driver.stop(final, sleep=lambda s: pytest.fail('no move to wait for'))
+    assert rig.output.released == [detach] and rig.output.closed
+    assert rig.logs[-1].level is LogLevel.WARN
+    assert rig.texts()[-1] == (f'on_shutdown {final.value} not confirmed: /dev/ttyFAKE: not '
+                               f'in sync within {SHUTDOWN_SYNC_S} s')
+
+
+def test_shutdown_home_without_a_board_says_the_servos_stay_as_they_were():
+    rig = Rig()
+    rig.driver.stop(FinalState.HOME, sleep=lambda s: pytest.fail('no move without a board'))
+    assert rig.texts() == ['on_shutdown home: no board connected (connecting), the servos stay '
+                           'as the board left them']
+
+
+def test_the_board_status_says_connected_detached_or_why_not():
+    rig = Rig()
+    waiting = rig.driver.status()
+    assert waiting.level is HealthLevel.ERROR
+    assert waiting.message == 'board not connected (connecting): waiting'
+    rig.start_at(HOME)
+    rig.driver.enable(False)
+    detached = rig.driver.status()
+    assert detached.level is HealthLevel.OK and detached.message == 'connected, servos detached'
+    assert detached.values['port'] == '/dev/ttyFAKE' and detached.values['enabled'] is False
