@@ -40,7 +40,9 @@ from typing import Optional
 
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, Storage
 
-DEFAULT_MAX_SPEED_COUNTS_PER_S = 3000.0   # STS3215 at 7.4 V: 0.222 s / 60 deg ~ 3070 counts/s
+# STS3215 no-load speed 45 rpm (0.22 s / 60 deg at 12 V, measured ~46 rpm in TheRobotStudio
+# SO-ARM100 issue 134): 45 x 4096 / 60 ~ 3070 counts/s.
+DEFAULT_MAX_SPEED_COUNTS_PER_S = 3000.0
 
 
 @dataclass(frozen=True)
