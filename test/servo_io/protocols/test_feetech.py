@@ -245,3 +245,10 @@ def test_bad_requests_are_refused_with_the_value_and_the_rule(build, fragment):
 
 def test_a_write_may_go_to_every_servo_at_once():
     assert FeetechCodec().write(0xFE, 40, b'\x00')[2] == 0xFE
+
+
+@pytest.mark.parametrize('params', [0, 2, 20, 248])
+def test_the_sizes_the_line_budget_uses_are_the_packets_lengths(params):
+    codec = FeetechCodec()
+    assert codec.instruction_size(params) == len(codec.packet(1, 3, bytes(params)))
+    assert codec.status_size(params) == len(codec.status(1, 0, bytes(params)))
