@@ -17,7 +17,10 @@ ROBOTIS e-Manual (Protocol 2.0 page; XL430-W250 control table and the includes i
   limit registers: data limit error (Goal Position(116) ranges over Min..Max Position Limit).
   A sync write is refused servo by servo, silently: nobody answers a sync write.
 - **Homing offset**: Present Position = actual position + Homing Offset(20) (the e-Manual;
-  LeRobot's ``_get_half_turn_homings`` says the same).
+  LeRobot's ``_get_half_turn_homings`` says the same). In Position Control Mode (3, the
+  default) the e-Manual's note makes the servo ignore an offset beyond -1,024..1,024 (a
+  quarter turn): the write is answered without error and the register keeps its value. A
+  joint range that needs the seam moved further cannot be fixed by the offset on an X servo.
 - **Hardware errors on demand**: set ``servo.error_bits`` to Hardware Error Status bits
   (:data:`~fabrik_ros.servo_io.protocols.dynamixel.HARDWARE_ERROR_BITS`); a bit also set in
   Shutdown(63) (default 52: overheating, electrical shock, overload) turns torque off and keeps
@@ -51,6 +54,8 @@ _RANGES: Mapping[str, tuple[int, int]] = {
     'LED': (0, 1), 'Status_Return_Level': (0, 2), 'Profile_Acceleration': (0, 32767),
     'Profile_Velocity': (0, 32767)}
 _ANSWER_ALL = 2          # Status Return Level: every instruction answered
+_POSITION_MODE = 3       # Operating Mode(11): Position Control Mode, one turn (the default)
+_POSITION_MODE_OFFSET_MAX = 1024     # Homing Offset(20) applied in that mode (e-Manual note)
 _ANSWER_READS = 1        # ping and read answered
 
 
@@ -186,9 +191,24 @@ class DynamixelBusFirmware(BusFirmware):
         return address <= register.address and register.end <= address + len(data)
 
     def _apply(self, servo: BusServo, address: int, data: bytes, now_s: float) -> None:
+        offset = self.table.homing_offset
+        if offset is not None and self._covers(offset, address, data) and not \
+                self._offset_valid(servo, offset.value_in(data, address)):
+            start = offset.address - address            # ignored: keep the register as it is
+            kept = offset.encode(servo.homing_offset)
+            data = data[:start] + kept + data[start + offset.size:]
         servo.write(address, data, now_s)
         if servo.servo_id in self._shut_down and servo.torque:
             servo.write(self.table.torque_enable.address, b'\x00', now_s)
+
+    def _offset_valid(self, servo: BusServo, value: int) -> bool:
+        """Say whether the servo applies a Homing Offset of ``value`` in its operating mode.
+
+        In Position Control Mode (3, within one turn) the e-Manual's Homing Offset(20) note
+        limits it to -1,024..1,024 and ignores other values (no error in the status).
+        """
+        mode = servo.register(self.table.register('Operating_Mode'))
+        return mode != _POSITION_MODE or abs(value) <= _POSITION_MODE_OFFSET_MAX
 
     def _shut_down_on_errors(self, now_s: float) -> None:
         """Turn torque off on every servo with a hardware error its Shutdown register names."""

@@ -32,8 +32,12 @@ HOMING_OFFSET = 20
 MAX_POSITION_LIMIT = 48
 MIN_POSITION_LIMIT = 52
 TORQUE_ENABLE = 64
+OPERATING_MODE = 11
+EXTENDED_POSITION_MODE = 4
 HARDWARE_ERROR_STATUS = 70
+PROFILE_VELOCITY = 112
 GOAL_POSITION = 116
+PRESENT_LOAD = 126
 PRESENT_POSITION = 132
 XL430_W250 = 1060
 ERRNUM_DATA_LENGTH, ERRNUM_DATA_LIMIT, ERRNUM_ACCESS = 5, 6, 7
@@ -42,6 +46,16 @@ OVERLOAD = 0x20                 # Hardware Error Status bit 5
 IDS = (1, 2, 3, 4, 5, 6)
 WAIT_S = 5.0
 REPO_ROOT = Path(__file__).parent.parent.parent
+
+
+@pytest.fixture(autouse=True)
+def patient_sdk(monkeypatch):
+    """Give the SDK's answer timeout room for a loaded test machine (a slow adapter).
+
+    The SDK waits 2 x its USB latency timer (16 ms) for an answer; a pty shares the CPU with
+    whatever else runs, so 100 ms keeps a busy machine from reading as a lost packet.
+    """
+    monkeypatch.setattr('dynamixel_sdk.port_handler.LATENCY_TIMER', 100)
 
 
 @pytest.fixture
@@ -222,26 +236,54 @@ def test_a_replugged_adapter_finds_the_servos_as_they_were(bus):
     port.closePort()
 
 
-def test_the_sdks_unstuffed_packet_is_taken_as_the_servo_takes_it_and_ours_read_back(bus):
+def test_homing_offset_beyond_a_quarter_turn_is_ignored_in_position_mode(bus):
     board, port, handler = bus
-    offset = -131073                   # 0xFFFDFFFF: its bytes FF FF FD need stuffing
-    ok(*handler.write4ByteTxRx(port, 1, HOMING_OFFSET, offset & 0xFFFFFFFF))
-    value, result, error = handler.read4ByteTxRx(port, 1, HOMING_OFFSET)
-    ok(result, error)                  # our stuffed status packet, unstuffed by the SDK
-    assert signed32(value) == offset
-    port.writePort(DynamixelCodec().write(2, HOMING_OFFSET, offset.to_bytes(4, 'little',
-                                                                            signed=True)))
-    assert board.wait_until(lambda b: b.firmware.servo(2).homing_offset == offset, WAIT_S)
+    ok(*handler.write4ByteTxRx(port, 1, HOMING_OFFSET, 2000))      # answered without error
+    assert handler.read4ByteTxRx(port, 1, HOMING_OFFSET)[0] == 0
+    assert handler.read4ByteTxRx(port, 1, PRESENT_POSITION)[0] == 2048
+    ok(*handler.write4ByteTxRx(port, 1, HOMING_OFFSET, 1024))
+    assert handler.read4ByteTxRx(port, 1, PRESENT_POSITION)[0] == 3072
+    ok(*handler.write1ByteTxRx(port, 2, OPERATING_MODE, EXTENDED_POSITION_MODE))
+    ok(*handler.write4ByteTxRx(port, 2, HOMING_OFFSET, 2000))
+    assert handler.read4ByteTxRx(port, 2, HOMING_OFFSET)[0] == 2000
 
 
-def test_corrupted_bytes_never_write_a_value_nobody_sent(sim_board):
+def test_the_sdks_unstuffed_write_is_taken_by_length_as_the_servo_takes_it(bus):
+    board, port, handler = bus
+    # Homing Offset -3 then Moving Threshold 253: FD FF FF FF FD .. holds FF FF FD, which the
+    # SDK's txPacket leaves unstuffed; the servo reads by length and checks the CRC.
+    data = list((-3).to_bytes(4, 'little', signed=True) + (253).to_bytes(4, 'little'))
+    ok(*handler.writeTxRx(port, 1, HOMING_OFFSET, 8, data))
+    assert signed32(handler.read4ByteTxRx(port, 1, HOMING_OFFSET)[0]) == -3
+    port.writePort(DynamixelCodec().write(2, HOMING_OFFSET, bytes(data)))    # stuffed
+    assert board.wait_until(lambda b: b.firmware.servo(2).homing_offset == -3, WAIT_S)
+
+
+def test_a_status_packet_that_needs_stuffing_is_unstuffed_by_the_sdk(bus):
+    board, port, handler = bus
+    ok(*handler.write4ByteTxRx(port, 3, PROFILE_VELOCITY, 3))       # 47 counts/s
+    ok(*handler.write4ByteTxRx(port, 3, GOAL_POSITION, 0))
+    ok(*handler.write1ByteTxRx(port, 3, TORQUE_ENABLE, 1))
+    with board.firmware.lock:
+        board.firmware.servo(3).load = -1
+    replies = []
+    board.on_exchange = lambda delivered, reply: replies.append(reply)
+    # Present Load -1 (FF FF) then Present Velocity -3 (FD FF FF FF): FF FF FD in the answer.
+    data, result, error = handler.readTxRx(port, 3, PRESENT_LOAD, 6)
+    ok(result, error)
+    assert bytes(data).hex(' ') == 'ff ff fd ff ff ff'
+    assert b'\x55\x00\xff\xff\xfd\xfd\xff\xff\xff' in replies[-1]     # stuffed on the line
+
+
+def test_corrupted_bytes_never_write_a_value_nobody_sent(sim_board, monkeypatch):
+    monkeypatch.setattr('dynamixel_sdk.port_handler.LATENCY_TIMER', 5)  # lost answers expected
     board = sim_board(Protocol.DYNAMIXEL, channels=2, corrupt_rate=0.02, seed=7)
     port = PortHandler(board.path)
     assert port.openPort()
     handler = PacketHandler(2.0)
     sent = set()
     answered = 0
-    for goal in range(1500, 1700, 2):
+    for goal in range(1500, 1620, 2):
         sent.add(goal)
         result, _ = handler.write4ByteTxRx(port, 1, GOAL_POSITION, goal)
         answered += result == COMM_SUCCESS
@@ -249,7 +291,7 @@ def test_corrupted_bytes_never_write_a_value_nobody_sent(sim_board):
             assert board.firmware.servo(1).register(board.firmware.table.goal_position) in (
                 sent | {2048})
     port.closePort()
-    assert 0 < answered < 100          # some packets were lost to the corruption, not all
+    assert 0 < answered < 60           # some packets were lost to the corruption, not all
 
 
 def test_the_line_is_throttled_to_1_mbaud_by_default(bus):
