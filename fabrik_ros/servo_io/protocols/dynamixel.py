@@ -5,10 +5,11 @@ a packet is ``FF FF FD 00 id len_l len_h instruction params... crc_l crc_h``; ``
 the instruction, the parameters and the CRC; a status packet is instruction 0x55 whose first
 parameter is the error byte (bit 7 the alert, bits 0-6 an error number). Byte stuffing: from the
 instruction to the last parameter, each ``FF FF FD`` gets an extra ``FD``, so a header cannot
-appear inside a packet; the length and the CRC cover the stuffed bytes. The CRC is the CRC-16
-of the e-Manual's "CRC Calculation" page: polynomial 0x8005, initial value 0, no reflection, no
-final XOR (CRC-16/BUYPASS), over everything from the first header byte to the last parameter.
-The e-Manual's own packets (ping, read, write, sync read, sync write) are the test vectors.
+appear inside a packet; the length and the CRC cover the stuffed bytes. The CRC is a CRC-16
+with polynomial 0x8005, initial value 0, no reflection and no final XOR (the CRC catalogue's
+CRC-16/BUYPASS; dynamixel_sdk's ``updateCRC`` table is this polynomial's), over everything from
+the first header byte to the last parameter. The e-Manual's own packets (ping, read, write,
+sync read, sync write and their status packets) are the test vectors.
 
 Pure: no I/O. :class:`DynamixelCodec` is the :class:`~.bus_codec.BusCodec` of Protocol 2.0:
 its receiver picks whole packets out of a byte stream (status packets for the host,

@@ -69,6 +69,11 @@ def test_crc_is_crc16_buypass_by_its_catalogue_check_value():
     assert dynamixel.crc16(b'123456789') == 0xFEE8
 
 
+@given(st.binary(max_size=64))
+def test_crc_is_the_sdks(data):
+    assert dynamixel.crc16(data) == PacketHandler(2.0).updateCRC(0, list(data), len(data))
+
+
 def test_stuffing_adds_fd_after_each_header_pattern_in_the_body():
     packet = encode_write(1, 116, bytes.fromhex('ff ff fd 01'))
     assert packet[7:-2].hex(' ') == '03 74 00 ff ff fd fd 01'
