@@ -41,7 +41,6 @@ from fabrik_ros.servo_io.protocols.control_tables import (
 from fabrik_ros.servo_io.protocols.dynamixel import ALERT, DynamixelCodec, ErrorNumber
 from fabrik_ros.servo_io.protocols.dynamixel import Instruction as DxlInstruction
 
-FIRMWARE_NAME = 'XL430-W250'
 _READ_ONLY = ('Model_Number', 'Firmware_Version', 'Hardware_Error_Status', 'Moving',
               'Present_Load', 'Present_Current', 'Present_Velocity', 'Present_Position',
               'Present_Input_Voltage', 'Present_Temperature')
@@ -53,10 +52,10 @@ _RANGES: Mapping[str, tuple[int, int]] = {
     'Max_Position_Limit': (0, 4095), 'Min_Position_Limit': (0, 4095), 'Torque_Enable': (0, 1),
     'LED': (0, 1), 'Status_Return_Level': (0, 2), 'Profile_Acceleration': (0, 32767),
     'Profile_Velocity': (0, 32767)}
-_ANSWER_ALL = 2          # Status Return Level: every instruction answered
+_ANSWER_ALL = 2          # Status Return Level(68): every instruction answered
+_ANSWER_READS = 1        # ... ping and read answered
 _POSITION_MODE = 3       # Operating Mode(11): Position Control Mode, one turn (the default)
 _POSITION_MODE_OFFSET_MAX = 1024     # Homing Offset(20) applied in that mode (e-Manual note)
-_ANSWER_READS = 1        # ping and read answered
 
 
 class DynamixelBusFirmware(BusFirmware):
