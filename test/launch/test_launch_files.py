@@ -8,6 +8,7 @@ decided in fabrik_ros/launch_support/arguments.py (tested in test/launch_support
 import ast
 import importlib.util
 from pathlib import Path
+import sys
 
 import pytest
 
@@ -84,3 +85,43 @@ def test_a_launch_file_describes_itself_by_its_own_name(path: Path):
              and isinstance(n.func, ast.Name) and n.func.id == 'describe']
     assert [ast.literal_eval(call.args[0]) for call in calls] == [path.name]
     assert path.name in DECLARED
+
+
+def _started(launch_file: str, argv: list, **given: str) -> list:
+    """Run the launch file's one OpaqueFunction with ``given`` as launch would; its actions."""
+    from launch import LaunchContext
+    from launch.actions import DeclareLaunchArgument, OpaqueFunction
+
+    from fabrik_ros.launch_support import actions, arguments
+
+    planner = {'arm.launch.py': arguments.plan_arm, 'sim.launch.py': arguments.plan_sim}
+    original, sys.argv = sys.argv, argv
+    try:
+        entities = actions.describe(launch_file, planner[launch_file])
+    finally:
+        sys.argv = original
+    context = LaunchContext()
+    for entity in entities:
+        if isinstance(entity, DeclareLaunchArgument):
+            context.launch_configurations[entity.name] = entity.default_value[0].text
+    context.launch_configurations.update(given)
+    opaque = [entity for entity in entities if isinstance(entity, OpaqueFunction)]
+    return opaque[0].execute(context)
+
+
+@pytest.mark.skipif(not _ros_launch_available(), reason="ROS 2 'launch' is not installed here")
+@pytest.mark.parametrize('launch_file', ['arm.launch.py', 'sim.launch.py'])
+def test_run_by_ros2_launch_an_undeclared_name_starts_nothing(launch_file, monkeypatch):
+    from fabrik_ros.launch_support import actions
+    from fabrik_ros.launch_support.arguments import LaunchArgumentError
+    monkeypatch.setattr(actions, 'share', lambda: REPO_ROOT)
+    argv = ['/opt/ros/bin/ros2', 'launch', 'fabrik_ros', launch_file]
+    with pytest.raises(LaunchArgumentError, match='did you mean protocol:='):
+        _started(launch_file, argv, protocl='ssc32')
+    with pytest.raises(LaunchArgumentError, match='arm_side:= is no argument'):
+        _started(launch_file, argv, arm_side='left')
+    included = ['/opt/ros/bin/ros2', 'launch', 'my_robot', 'bringup.launch.py']
+    started = _started(launch_file, included, arm_side='left', rviz='false',
+                       robot_state_publisher='false', namespace='left')
+    assert started
+
