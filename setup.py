@@ -40,6 +40,7 @@ setup(
             'sim_device = fabrik_ros.boardsim.cli:main',
             'web_view = fabrik_ros.nodes.web_view_node:main',
             'arm_from_urdf = fabrik_ros.tools.arm_from_urdf:main',
+            'arm_calibration_from_lerobot = fabrik_ros.tools.arm_calibration_from_lerobot:main',
         ],
     },
 )

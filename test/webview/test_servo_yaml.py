@@ -1,11 +1,13 @@
 """The calibrated copy of an arm file: comments kept, validated before writing, backups."""
 
+import math
 from pathlib import Path
 
 import pytest
 
 from fabrik_ros.kinematics import ArmConfigError, load_arm
 from fabrik_ros.webview import save_calibrated_copy, with_servo_values
+from fabrik_ros.webview.servo_yaml import save_arm_copy
 
 CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
 NEW_ELBOW = {'min_us': 700.0, 'max_us': 2300.0, 'trim_us': 20.0}
@@ -60,3 +62,19 @@ def test_a_file_without_a_block_servos_section_is_refused_by_name():
     with pytest.raises(ArmConfigError) as refused:
         with_servo_values('servos: {elbow: {min_us: 500.0}}\n', {'elbow': {'min_us': 600.0}})
     assert 'servos' in str(refused.value) and 'block mapping' in str(refused.value)
+
+
+def test_a_bus_calibration_sets_ints_as_ints_limits_and_new_comments(tmp_path):
+    so101 = CONFIG.parent / 'so101.yaml'
+    values = {'servos': {'elbow_flex': {'zero_count': 1992.5, 'direction': -1,
+                                        'homing_offset': -12}},
+              'joints': {'elbow_flex': {'max_deg': 80.25}}}
+    comments = {'servos': {'elbow_flex': {'zero_count': 'marked\nby hand'}}}
+    saved = save_arm_copy(so101, tmp_path / 'out.yaml', values, comments)
+    text = saved.path.read_text()
+    assert '        zero_count: 1992.5  # marked by hand\n' in text
+    assert '        direction: -1  # the count rises' in text       # its comment kept
+    assert '        homing_offset: -12\n' in text                   # added, an int
+    elbow = saved.arm.servo_map.calibrations[2]
+    assert (elbow.zero_count, elbow.direction, elbow.homing_offset) == (1992.5, -1, -12)
+    assert saved.arm.joints[2].max_rad == pytest.approx(math.radians(80.25))
