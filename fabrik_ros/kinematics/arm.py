@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
+from fabrik_ros.kinematics.approach import angle_between, approach_miss, ApproachMiss
 from fabrik_ros.kinematics.batch.batch_arm import BatchArm
 from fabrik_ros.kinematics.batch.batch_solve import checked_seeds, checked_targets, solve_batch
 from fabrik_ros.kinematics.description import arm_file, arm_sections
@@ -131,6 +132,30 @@ class Arm:
         """
         return self.model.fk(self._geometric(self._angles_in('angles', angles)))
 
+    def tool_axis(self, angles: FloatVector) -> np.ndarray:
+        """Return the unit direction the tool points along for joint positions [rad].
+
+        The roll axis on an arm with a roll joint, else the last link: the direction
+        ``geometry.tool_length_m`` is measured along (:mod:`~fabrik_ros.kinematics.approach`).
+
+        :raises TargetError: if the angles are not finite or not one per joint
+        """
+        return np.array(self.model.tool_axis(self._geometric(self._angles_in('angles', angles))))
+
+    def approach_miss(self, angles: FloatVector, approach: FloatVector) -> ApproachMiss:
+        """Return how far the tool's axis at ``angles`` is from ``approach``, and the forced part.
+
+        ``error_rad`` is what :meth:`ik` reports as ``approach_error_rad``; ``out_of_plane_rad``
+        the part no joint can remove (the approach's angle from the arm's vertical plane).
+
+        :raises TargetError: if the angles or the approach are not finite, or the approach
+            is zero
+        """
+        geometric = self._geometric(self._angles_in('angles', angles))
+        yaw = geometric[0] if self.model.yaw is not None else 0.0
+        return approach_miss(_unit(as_vec3('approach', approach)),
+                             self.model.tool_axis(geometric), yaw)
+
     def ik(self, target: FloatVector, seed: FloatVector | None = None, *,
            approach: FloatVector | None = None, bend: Bend | None = None,
            pole: FloatVector | None = None) -> IkResult:
@@ -142,8 +167,9 @@ class Arm:
             so a tracked target never makes the elbow flip; roll joints keep the seed's angle
             (the home angle without a seed), unless the tool sits off the roll axis and only
             another roll reaches the target
-        :param approach: (x, y, z) direction the tool should point along, or None; only its
-            part in the arm's vertical plane can be met, the miss is ``approach_error_rad``
+        :param approach: (x, y, z) direction the tool's axis (:meth:`tool_axis`) should point
+            along, or None; only its part in the arm's vertical plane can be met (the axis
+            never leaves that plane), the miss is the result's ``approach_error_rad``
         :param bend: elbow side preference, None for ``options.bend``; ``UP`` / ``DOWN`` win
             over the seed's branch whenever a pose on the asked side reaches the target
         :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
@@ -280,8 +306,8 @@ class Arm:
         position = self.model.tool_point(geometric)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        approach_error = (0.0 if approach is None
-                          else _approach_error(approach, self.model.fk(geometric)))
+        approach_error = (None if approach is None
+                          else angle_between(approach, self.model.tool_axis(geometric)))
         return IkResult(np.array(angles), np.array(position), reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
@@ -353,7 +379,8 @@ class Arm:
         if ik is None:
             if len(self._iks) >= _IKS_KEPT:
                 self._iks.clear()
-            ik = self._iks[roll] = ArmIk(plane.planar, self._solver, plane.lateral_m)
+            ik = self._iks[roll] = ArmIk(plane.planar, self._solver, plane.lateral_m,
+                                         plane.tool_turn_rad)
         return ik
 
     @cached_property
@@ -442,9 +469,3 @@ def _unit(vector: Vec3) -> Vec3:
         raise TargetError(f'approach = {tuple(vector)!r}, must be a non-zero direction')
     return vector / length
 
-
-def _approach_error(approach: Vec3, points: np.ndarray) -> float:
-    """Return the angle between the asked and the reached tool direction [rad]."""
-    tool = points[-1] - points[-2]
-    cosine = float(np.dot(tool, np.array(approach)) / np.linalg.norm(tool))
-    return math.acos(min(1.0, max(-1.0, cosine)))

@@ -163,6 +163,17 @@ class ArmModel:
         tip = points[-1] + direction * self.tool_vector(roll)
         return self.to_base(tip.real, self.lateral_m(roll), tip.imag, yaw)
 
+    def tool_axis(self, angles: Sequence[float]) -> tuple[float, float, float]:
+        """Return the tool's axis (D_n: the roll axis, else the last link) of geometric angles.
+
+        A unit direction in the base frame, in the arm's vertical plane: the pitches turn it
+        within the plane, a roll turns about it (:mod:`fabrik_ros.kinematics.approach`).
+        """
+        yaw = float(angles[0]) if self.yaw is not None else 0.0
+        pitch = math.fsum(float(angles[i]) for i in self.pitch_index)
+        along = math.cos(pitch)
+        return (along * math.cos(yaw), along * math.sin(yaw), math.sin(pitch))
+
     def _pitch_points(self, pitches: Sequence[float]) -> tuple[list[complex], complex]:
         """Return the pitch axes' points in the plane and the last pitch link's direction."""
         point, direction = self.shoulder, 1 + 0j

@@ -45,8 +45,11 @@ class IkResult:
     :param residual_m: distance from ``position_m`` to the target [m]
     :param iterations: FABRIK iterations summed over every attempt
     :param stop_reason: why the chosen attempt ended
-    :param approach_error_rad: angle between the asked and the reached tool direction
-        (0.0 when no approach direction was asked)
+    :param approach_error_rad: for a pose target (an approach asked), the angle between the
+        asked approach and the tool's axis the angles reach [rad]
+        (:mod:`~fabrik_ros.kinematics.approach`); None for a position target (nothing was
+        asked of the tool's direction: a number there would read as "met"). ``reached``
+        speaks of the position only.
     """
 
     angles_rad: np.ndarray
@@ -55,12 +58,14 @@ class IkResult:
     residual_m: float
     iterations: int
     stop_reason: StopReason
-    approach_error_rad: float = 0.0
+    approach_error_rad: float | None = None
 
 
 @dataclass(frozen=True)
 class BatchIkResult:
     """Arm IK answers for many targets: row i answers target i.
+
+    Position targets only (the batch takes no approach), so no approach error.
 
     :param angles_rad: (N, n_joints) joint angles [rad], within limits
     :param positions_m: (N, 3) tool points reached [m]
