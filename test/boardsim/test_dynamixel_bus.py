@@ -1,5 +1,7 @@
 """The simulated Dynamixel firmware's rules, fed packets directly (no pty, no clock)."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
 from fabrik_ros.boardsim.dynamixel_bus import DynamixelBusFirmware
@@ -69,3 +71,27 @@ def test_profile_velocity_is_in_its_unit_of_0_229_rpm(firmware):
     host = DynamixelCodec()
     host.feed(firmware.receive(CODEC.read(2, 128, 4), 0.5))
     assert int.from_bytes(host.take_status().params, 'little') == 64
+
+
+REQUESTS = st.one_of(
+    st.builds(CODEC.packet, st.sampled_from([1, 2, 3, 0xFE, 0x30]),
+              st.sampled_from([0x01, 0x02, 0x03, 0x04, 0x08, 0x55, 0x82, 0x83, 0x99]),
+              st.binary(max_size=40)),
+    st.builds(CODEC.write, st.integers(1, 3), st.integers(0, 200), st.binary(min_size=1,
+                                                                              max_size=12)),
+    st.builds(CODEC.read, st.integers(1, 3), st.integers(0, 200), st.integers(1, 300)),
+    st.builds(CODEC.sync_read, st.integers(0, 200), st.integers(1, 60),
+              st.lists(st.integers(1, 5), min_size=1, max_size=5, unique=True)),
+    st.binary(max_size=30))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(REQUESTS, max_size=10))
+def test_any_bytes_from_the_host_get_whole_status_packets_or_none(chunks):
+    firmware = DynamixelBusFirmware(ServoModel(3), 'XL430-W250')
+    host = DynamixelCodec()
+    for step, chunk in enumerate(chunks):
+        host.feed(firmware.receive(chunk, step * 0.001))
+    while host.take_status() is not None:
+        pass
+    assert (host.garbage_bytes, host.bad_checksums, host.pending) == (0, 0, 0)
