@@ -142,9 +142,11 @@ class WebViewNode(ConfiguredNode):
         self.page.show_reached(bool(msg.data))
 
     def _on_diagnostics(self, msg: DiagnosticArray) -> None:
+        # /diagnostics is global; in a namespace (one of two arms) show this arm's nodes only.
+        own = self.get_namespace().strip('/')
         statuses = [Status(s.name, s.level[0] if isinstance(s.level, bytes) else int(s.level),
                            s.message, {kv.key: kv.value for kv in s.values})
-                    for s in msg.status]
+                    for s in msg.status if not own or s.name.startswith(f'{own}/')]
         self._statuses.update(statuses)
         self.page.show_status(self._statuses.markdown())
         driver = self.resolve_service_name(self._parameter('driver')).lstrip('/')

@@ -170,3 +170,16 @@ def test_a_page_target_is_not_replayed_to_a_subscriber_that_comes_later(ros, arm
     assert {m.point.x for m in late} == {0.2}
     assert node._point.qos_profile.durability == DurabilityPolicy.VOLATILE
     assert node._pose.qos_profile.durability == DurabilityPolicy.VOLATILE
+
+
+def test_in_a_namespace_the_status_box_shows_that_arms_nodes_only(ros, arm_args):
+    # Two arms publish on the one /diagnostics; the harness runs every node in a namespace.
+    node = ros.add(WebViewNode(context=ros.context, cli_args=[*arm_args, '-p', 'port:=0']))
+    publisher = ros.probe().create_publisher(DiagnosticArray, '/diagnostics', 10)
+    own = DiagnosticStatus(name=f'{ros.namespace.lstrip("/")}/servo_driver: servo board',
+                           message='this arm')
+    other = DiagnosticStatus(name='other_arm/servo_driver: servo board', message='other arm')
+    array = DiagnosticArray(status=[other, own])
+    ros.spin_until(lambda: 'this arm' in node._statuses.markdown(), timeout_s=10.0,
+                   what="this arm's status shown", during=lambda: publisher.publish(array))
+    assert 'other arm' not in node._statuses.markdown()
