@@ -7,6 +7,8 @@ protocol. Positions are checked board side under a deadline, never after a sleep
 
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 import scservo_sdk as scs
 
@@ -18,6 +20,7 @@ from fabrik_ros.servo_io.protocols.control_tables import STS3215
 from fabrik_ros.servo_io.protocols.feetech import FeetechCodec
 
 IDS = (1, 2, 3, 4, 5, 6)
+BYTE = st.integers(0, 255)
 DEADLINE_S = 10.0
 
 
@@ -213,6 +216,29 @@ def test_a_packet_cut_short_is_dropped_once_the_line_has_been_quiet():
     assert firmware.receive(b'\xff\xff\x01\xf0', 0.0) == b''      # a length of 240 bytes
     assert firmware.receive(codec.ping(1), 0.005) == b''          # taken as its body
     assert firmware.receive(codec.ping(1), 0.030) == codec.status(1, 0, b'')
+
+
+SOME_IDS = st.sampled_from([1, 2, 6, 0xFE, 0x30])
+PACKETS = st.one_of(
+    st.builds(lambda servo_id, instruction, params: FeetechCodec().packet(
+        servo_id, instruction, params), SOME_IDS,
+        st.sampled_from([1, 2, 3, 0x82, 0x83, 0x04, 0x55]), st.binary(max_size=40)),
+    st.builds(lambda servo_id, address, size: FeetechCodec().packet(
+        servo_id, 2, bytes((address, size))), SOME_IDS, BYTE, BYTE),
+    st.builds(lambda address, size, ids: FeetechCodec().sync_read(address, size, ids),
+              BYTE, st.integers(1, 255), st.lists(st.integers(1, 8), min_size=1, unique=True)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(PACKETS, st.binary(max_size=30)), max_size=12))
+def test_any_bytes_from_the_host_get_well_formed_answers_or_none(chunks):
+    firmware = FeetechBusFirmware(ServoModel(6), 'STS3215')
+    host = FeetechCodec()
+    for step, chunk in enumerate(chunks):
+        host.feed(firmware.receive(chunk, step * 0.001))
+        while host.take_status() is not None:
+            pass
+    assert (host.garbage_bytes, host.bad_checksums, host.pending) == (0, 0, 0)
 
 
 def test_sim_device_offers_feetech_at_one_megabaud():
