@@ -1,4 +1,4 @@
-"""Serial bridge to servo boards: the link the driver holds, its port, errors and options.
+"""Serial bridge to servo boards and servo buses: the links the driver holds, ports, errors.
 
 Pure Python on pyserial; nothing here imports rclpy. The codecs live in :mod:`.protocols`
 (bytes only, no I/O); the simulated boards that tests and demos use live in
@@ -18,7 +18,9 @@ _SOURCES = {
     'BUS_PROTOCOLS': 'protocols.dialect', 'OFFERED_PROTOCOLS': 'protocols.dialect',
     'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
     'LinkTimeout': 'errors', 'NotABoard': 'errors',
-    'ServoLink': 'link',
+    'ServoLink': 'link', 'BusLink': 'bus_link',
+    'BusPositions': 'bus_scheduler', 'ServoCondition': 'bus_scheduler',
+    'BUS_OPTIONS': 'bus_scheduler',
     'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_stats',
     'MOVE_MAX_S': 'link_options',
     'BoardInfo': 'protocols.native', 'Command': 'protocols.native', 'Frame': 'protocols.native',

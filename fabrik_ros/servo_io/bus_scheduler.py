@@ -1,0 +1,806 @@
+"""Decide what BusLink writes next on a half-duplex servo bus, and when: pure, clock passed in.
+
+On a serial servo bus the host and the servos share one wire: while servos answer, the host
+must not write. So one request is on its way at a time, and a request that expects answers
+keeps the line until they are in (or late). :class:`BusScheduler` holds what the caller wants
+(goals, torque) and what is known of every servo; the link's I/O thread asks it for the next
+bytes (:meth:`BusScheduler.next_write`), hands it the statuses that arrived
+(:meth:`BusScheduler.received`), tells it the time (:meth:`BusScheduler.expire`) and sleeps
+until :meth:`BusScheduler.wake_at`. Every decision takes ``now_s``, so tests drive it with a
+fake clock and a simulated bus, without ptys or threads.
+
+Rules, in order of priority, whenever the line is free:
+
+1. **Admission.** A servo gets no goal on a connection before its present position was read on
+   it: admission pings it (unless the handshake did), reads its model number, position-limit
+   registers and homing offset, writes the arm file's homing offset where the servo holds
+   another (torque off first; Feetech EEPROM unlocked and locked again), reads its torque
+   state and then its present position; then it holds the torque the caller wants (on: goal =
+   present position, then torque on, each write answered). A servo that does not answer is
+   pinged again every ``REPING_S``.
+2. **Torque.** ``torque(on)`` goes to every admitted servo by unicast writes, each answered:
+   on = read its present position, write it as the goal, then torque on (the arm holds where
+   it stands); off = torque off. Goals set before are dropped then.
+3. **Feedback.** One sync read of every admitted servo's present position when due (every
+   ``1 / poll_hz``); once due, no goal write starts before it, so reads are never starved.
+4. **Goals.** ONE sync write carries every admitted servo's goal (position and speed), as
+   soon as the line is free after :meth:`BusScheduler.set_goals`; a newer command replaces an
+   unsent one (latest wins). Nothing acknowledges a sync write, so while torque is on the
+   latest goals are written again every ``GOAL_REFRESH_S``.
+5. **Telemetry.** A read of one servo's load, voltage, temperature and error register, round
+   robin, at most ``telemetry_hz`` a second and only when nothing above is due.
+
+A servo that misses ``lost_after`` answers in a row is *silent*: named in its health, left
+out of reads and writes, pinged again until it answers and is admitted anew. The others keep
+going; losing the port is the connection's business, not the scheduler's.
+
+Line times at 1 Mbaud (8N1, 10 µs a byte), six servos (:func:`line_times`):
+
+======================  ===========================  ===========================
+request                 Feetech STS3215 (P1.0)       Dynamixel X (P2.0)
+======================  ===========================  ===========================
+sync write goals        50 B = 500 µs                68 B = 680 µs
+sync read positions     14 + 6 x 8 B = 620 µs        20 + 6 x 15 B = 1100 µs
+telemetry, one servo    8 + 12 B = 200 µs            14 + 32 B + 14 + 12 B = 720 µs
+ping                    6 + 6 B = 120 µs             10 + 14 B = 240 µs
+======================  ===========================  ===========================
+
+Hence the default feedback rate, ``DEFAULT_FEEDBACK_HZ`` = 50 Hz: its reads fill 3.1 %
+(Feetech) and 5.5 % (Dynamixel) of the line, leaving it to the goals (a 500 Hz stream of sync
+writes fills 25 % and 34 %), and a goal that arrives during a read waits at most one read's
+line time (0.6 ms, 1.1 ms). On a real USB adapter every read also costs a turnaround (1 ms
+with the latency timer at 1 ms), which 50 Hz keeps near 5 % of the time; 50 Hz is also the
+rate robot_state_publisher and RViz need for smooth motion. Telemetry (10 reads/s) adds 0.2 %
+and 0.7 %.
+"""
+
+from collections import deque
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+import math
+from typing import Optional
+
+from fabrik_ros.servo_io.link_options import LinkOptions
+from fabrik_ros.servo_io.link_stats import Counters
+from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
+from fabrik_ros.servo_io.protocols.control_tables import (
+    ControlTable,
+    Register,
+    span,
+    TABLES,
+)
+
+DEFAULT_FEEDBACK_HZ = 50.0      # see the module docstring
+DEFAULT_TELEMETRY_HZ = 10.0     # readings of one servo per second, round robin
+REPING_S = 1.0                  # a silent servo is pinged again this often
+GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
+# The largest block one telemetry read asks for: above it the registers are read apart.
+TELEMETRY_BLOCK_MAX = 24
+BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them
+
+BUS_OPTIONS = LinkOptions(
+    baud=BUS_BAUD, poll_hz=DEFAULT_FEEDBACK_HZ,
+    # A status is due within its line time plus the servo's return delay (at most 0.5 ms as
+    # shipped) and the adapter's USB turnaround (1 ms at latency timer 1, 16 ms at the FTDI
+    # default): 25 ms covers both, and a servo that stays silent costs no more than that.
+    reply_timeout_s=0.025, handshake_timeout_s=1.0, handshake_interval_s=0.1,
+    max_retries=2, lost_after=3)
+"""A bus link's defaults: 1 Mbaud, feedback at ``DEFAULT_FEEDBACK_HZ``, short reply timeout."""
+
+Task = Generator['Request', Optional[StatusPacket], None]
+
+
+@dataclass(frozen=True)
+class BusPositions:
+    """Present positions from one sync read [counts], by id; servos that did not answer lack."""
+
+    counts: Mapping[int, int]
+    stamp_s: float
+
+
+@dataclass(frozen=True)
+class ServoCondition:
+    """What a servo last reported of itself; None where it has not reported that yet.
+
+    :param temperature_c: its temperature [°C]
+    :param voltage_v: its supply voltage [V]
+    :param load_percent: its load, signed by direction [% of its maximum torque]
+    :param error_words: the error bits of its latest status (and hardware error register), in
+        words; () when none is set
+    :param silent_since_s: when it stopped answering (or the connect it missed), else None
+    :param model: the model its model number names ('' before it was read)
+    :param stamp_s: when the readings were taken [s]
+    """
+
+    temperature_c: Optional[float]
+    voltage_v: Optional[float]
+    load_percent: Optional[float]
+    error_words: tuple[str, ...]
+    silent_since_s: Optional[float]
+    model: str
+    stamp_s: Optional[float]
+
+
+@dataclass(eq=False)
+class Request:
+    """Bytes for the line and the statuses (by id, in order) that answer them."""
+
+    name: str
+    data: bytes
+    expect: tuple[int, ...] = ()
+    answer_bytes: int = 0
+    statuses: dict[int, StatusPacket] = field(default_factory=dict)
+    sent_s: float = 0.0
+    deadline_s: float = 0.0
+    done: Optional[Callable[[dict[int, StatusPacket], float], None]] = None
+
+
+@dataclass(eq=False)
+class _Servo:
+    """What the scheduler knows of one servo on this connection."""
+
+    id: int
+    table: ControlTable
+    model: str = ''
+    admitted: bool = False          # present position read on this connection
+    busy: bool = False              # a task of its own is queued or running
+    silent_since: Optional[float] = None
+    misses: int = 0
+    next_ping_s: float = 0.0
+    limits: Optional[tuple[int, int]] = None
+    homing_offset: Optional[int] = None
+    torque: Optional[bool] = None   # as last read or written (acknowledged)
+    present: Optional[int] = None
+    goal: Optional[int] = None      # the goal last written
+    speed: int = 0                  # the speed last written [register units]
+    temperature_c: Optional[float] = None
+    voltage_v: Optional[float] = None
+    load_percent: Optional[float] = None
+    error: int = 0                  # the latest status error byte
+    hardware_error: int = 0
+    readings_s: Optional[float] = None
+
+
+class BusScheduler:
+    """Bring a bus of servos to what the caller wants over one line; see the module docstring.
+
+    Not thread-safe: the link calls every method under its own lock.
+
+    :param codec: the protocol's packets (its receive buffer is fed by the link)
+    :param ids: the servos' bus ids
+    :param table: the model assumed until a servo's model number names another of the same
+        maker (STS3215 for Feetech, XL430-W250 for Dynamixel: the X series share addresses)
+    :param options: baud, poll rate (feedback), reply timeout, retries, lost_after
+    :param counters: statistics, updated in place
+    :param homing_offsets: the homing-offset register value each servo must hold, by id (from
+        the arm file; servos not named are left as they are)
+    :param telemetry_hz: telemetry reads per second, 0 = none
+    """
+
+    def __init__(self, codec: BusCodec, ids: Sequence[int], table: ControlTable,
+                 options: LinkOptions, counters: Counters, *,
+                 homing_offsets: Optional[Mapping[int, int]] = None,
+                 telemetry_hz: float = DEFAULT_TELEMETRY_HZ) -> None:
+        if not ids or len(set(ids)) != len(ids):
+            raise ValueError(f'ids = {list(ids)!r}, must name at least one servo, each once')
+        offsets = dict(homing_offsets or {})
+        unknown = sorted(set(offsets) - set(ids))
+        if unknown:
+            raise ValueError(f'homing_offsets names ids {unknown} not in ids {list(ids)}')
+        if offsets and table.homing_offset is None:
+            raise ValueError(f'homing_offsets given, but the {table.model} has no homing '
+                             'offset register')
+        for servo_id, offset in offsets.items():
+            assert table.homing_offset is not None
+            low, high = table.homing_offset.value_range
+            if not low <= offset <= high:
+                raise ValueError(f'homing_offsets[{servo_id}] = {offset!r}, must be within '
+                                 f'[{low}, {high}] (the {table.model} register)')
+        self.codec = codec
+        self.ids = tuple(ids)
+        self.table = table
+        self.options = options
+        self.count = counters
+        self.telemetry_hz = telemetry_hz
+        self._offsets = offsets
+        self._byte_s = 10.0 / options.baud
+        self._servos = {servo_id: _Servo(servo_id, table) for servo_id in self.ids}
+        self._notices: list[str] = []
+        self._tasks: deque[tuple[_Servo, Task]] = deque()
+        self._task: Optional[tuple[_Servo, Task]] = None
+        self._next: Optional[Request] = None      # the running task's next request
+        self._flight: Optional[Request] = None
+        self._line_free_s = 0.0
+        self._next_poll_s = 0.0
+        self._next_telemetry_s = 0.0
+        self._telemetry_turn = 0
+        self.positions: Optional[BusPositions] = None
+        # What the caller wants: goals by id [counts], the move time [s], torque.
+        self._goals: dict[int, int] = {}
+        self._goal_set: dict[int, int] = {}       # the command (version) that set each goal
+        self._move_s = 0.0
+        self._goal_version = 0
+        self._goal_written = 0
+        self._next_refresh_s = math.inf
+        self._torque_want: Optional[bool] = None
+
+    # -- connection ----------------------------------------------------------------------------
+
+    def forget_bus(self, now_s: float, answered: Sequence[int] = ()) -> None:
+        """Start over on a new connection: every servo is admitted anew before its goals.
+
+        :param answered: the ids that answered the handshake's ping (not pinged again); the
+            others are named silent since now and pinged again every ``REPING_S``
+        """
+        self._tasks.clear()
+        self._task = None
+        self._next = None
+        self._flight = None
+        self.codec.clear()
+        self.positions = None
+        self._line_free_s = self._next_poll_s = self._next_telemetry_s = now_s
+        self._goals.clear()             # stale: a servo holds where it stands until the next
+        self._goal_written = self._goal_version
+        self._next_refresh_s = math.inf
+        for servo in self._servos.values():
+            servo.admitted = servo.busy = False
+            servo.goal = servo.present = None
+            servo.misses = 0
+            if servo.id in answered:
+                servo.silent_since = None
+                self._start(servo, self._admit(servo, pinged=True))
+            else:
+                servo.next_ping_s = now_s + REPING_S
+                if servo.silent_since is None:
+                    servo.silent_since = now_s
+                    self._notices.append(f'servo id {servo.id} did not answer a ping at '
+                                         'connect')
+
+    def note_write(self, data: bytes, now_s: float) -> None:
+        """Account for bytes on the line (the handshake's pings, written by the link)."""
+        self._line_free_s = max(self._line_free_s, now_s) + len(data) * self._byte_s
+        self.count.frames_sent += 1
+        self.count.bytes_sent += len(data)
+
+    # -- what the caller wants -------------------------------------------------------------------
+
+    def set_goals(self, goals: Mapping[int, int], move_s: float) -> bool:
+        """Store goals [counts] by id, merged into the earlier ones; latest wins.
+
+        :returns: True if an earlier command was still unsent (it is replaced)
+        :raises ValueError: on an unknown id or a count the goal register cannot hold
+        """
+        for servo_id, count in goals.items():
+            servo = self._servos.get(servo_id)
+            if servo is None:
+                raise ValueError(f'goal for servo id {servo_id!r}, not one of the ids '
+                                 f'{list(self.ids)}')
+            if not 0 <= count <= servo.table.position_max:
+                raise ValueError(f'goal for servo id {servo_id} = {count!r}, must be within '
+                                 f'[0, {servo.table.position_max}] counts')
+        pending = self.goals_unsent() and bool(self._writable())
+        self._goals.update({servo_id: int(count) for servo_id, count in goals.items()})
+        self._goal_set.update({servo_id: self._goal_version + 1 for servo_id in goals})
+        self._move_s = move_s
+        self._goal_version += 1
+        self.count.commands += 1
+        if pending:
+            self.count.coalesced += 1
+        return pending
+
+    def set_torque(self, on: bool) -> None:
+        """Turn every servo's torque on (holding its present position) or off (limp).
+
+        Goals set before are dropped: the servos hold where they stand until the next.
+        """
+        self._torque_want = bool(on)
+        self._goals.clear()
+        self._goal_written = self._goal_version
+        for servo in self._servos.values():
+            if servo.admitted and servo.silent_since is None and not servo.busy:
+                self._start(servo, self._hold_torque(servo))
+
+    def admission_done(self) -> bool:
+        """Return True once every servo is admitted or found silent (none mid-admission)."""
+        return all(s.silent_since is not None or (s.admitted and not s.busy)
+                   for s in self._servos.values())
+
+    def goals_unsent(self) -> bool:
+        """Return True while the latest goals have not gone out."""
+        return self._goal_written < self._goal_version
+
+    def settled(self) -> bool:
+        """Return True once goals and torque have gone out to every servo that answers."""
+        if self.goals_unsent() and self._writable():
+            return False
+        return self._task is None and not self._tasks and self._flight is None
+
+    # -- what is known ---------------------------------------------------------------------------
+
+    def admitted(self) -> tuple[int, ...]:
+        """Return the ids whose present position was read on this connection, still answering."""
+        return tuple(s.id for s in self._servos.values()
+                     if s.admitted and s.silent_since is None)
+
+    def limits(self) -> dict[int, tuple[int, int]]:
+        """Return each servo's (min, max) position-limit registers, as read at admission."""
+        return {s.id: s.limits for s in self._servos.values() if s.limits is not None}
+
+    def homing_offsets(self) -> dict[int, int]:
+        """Return each servo's homing-offset register, as read (and written) at admission."""
+        return {s.id: s.homing_offset for s in self._servos.values()
+                if s.homing_offset is not None}
+
+    def torques(self) -> dict[int, Optional[bool]]:
+        """Return each servo's torque as last read or written (None: not known)."""
+        return {s.id: s.torque for s in self._servos.values()}
+
+    def conditions(self) -> dict[int, ServoCondition]:
+        """Return what each servo last reported of itself."""
+        return {s.id: ServoCondition(s.temperature_c, s.voltage_v, s.load_percent,
+                                     self._error_words(s), s.silent_since, s.model,
+                                     s.readings_s)
+                for s in self._servos.values()}
+
+    def take_notices(self) -> list[str]:
+        """Return what happened that a person should read (a servo silent or back, an offset)."""
+        notices, self._notices = self._notices, []
+        return notices
+
+    # -- what to write -------------------------------------------------------------------------
+
+    def next_write(self, now_s: float) -> Optional[bytes]:
+        """Return the bytes to write now, or None; the caller must write what it gets."""
+        if self._flight is not None or now_s < self._line_free_s:
+            return None
+        request = self._next_request(now_s)
+        if request is None:
+            return None
+        self.note_write(request.data, now_s)
+        if request.expect:
+            answers_s = request.answer_bytes * self._byte_s
+            request.sent_s = now_s
+            request.deadline_s = self._line_free_s + answers_s + self.options.reply_timeout_s
+            self._flight = request
+        elif request.done is not None:
+            request.done({}, now_s)
+        return request.data
+
+    def _next_request(self, now_s: float) -> Optional[Request]:
+        request = self._task_request(now_s)
+        if request is not None:
+            return request
+        if self._poll_due(now_s):
+            return self._feedback_request(now_s)
+        if self._goals_due(now_s):
+            return self._goal_request(now_s)
+        if self._telemetry_due(now_s):
+            return self._telemetry_request(now_s)
+        return None
+
+    # -- tasks: one servo's steps, each answered -------------------------------------------------
+
+    def _start(self, servo: _Servo, task: Task) -> None:
+        servo.busy = True
+        self._tasks.append((servo, task))
+
+    def _task_request(self, now_s: float) -> Optional[Request]:
+        """Return the running task's next request, starting queued tasks (and re-pings)."""
+        if self._task is None:
+            self._queue_repings(now_s)
+        while self._next is None:
+            if self._task is None:
+                if not self._tasks:
+                    return None
+                self._task = self._tasks.popleft()
+                self._step(None, first=True)
+            elif self._next is None:
+                return None          # waiting for an answer (not reached: the flight blocks)
+        request, self._next = self._next, None
+        return request
+
+    def _step(self, status: Optional[StatusPacket], first: bool = False) -> None:
+        """Give the running task an answer (None: none came) and keep its next request."""
+        assert self._task is not None
+        servo, task = self._task
+        try:
+            self._next = next(task) if first else task.send(status)
+        except StopIteration:
+            servo.busy = False
+            self._task = None
+            self._next = None
+
+    def _queue_repings(self, now_s: float) -> None:
+        for servo in self._servos.values():
+            if servo.silent_since is not None and not servo.busy and now_s >= servo.next_ping_s:
+                servo.next_ping_s = now_s + REPING_S
+                self._start(servo, self._admit(servo, pinged=False))
+
+    def _ask(self, servo: _Servo, name: str, data: bytes,
+             params: int) -> Generator[Request, Optional[StatusPacket], Optional[StatusPacket]]:
+        """Send ``data`` to ``servo`` until it answers, up to ``max_retries`` times again."""
+        for attempt in range(self.options.max_retries + 1):
+            if attempt:
+                self.count.retries += 1
+            status = yield Request(name, data, (servo.id,), self.codec.status_size(params))
+            if status is not None:
+                return status
+        return None
+
+    def _read(self, servo: _Servo, name: str, registers: Sequence[Register]
+              ) -> Generator[Request, Optional[StatusPacket], Optional[dict[str, int]]]:
+        """Read ``registers`` (one span) of ``servo``; their values by name, None if silent."""
+        address, size = span(*registers)
+        status = yield from self._ask(servo, f'read {name}',
+                                      self.codec.read(servo.id, address, size), size)
+        if status is None or len(status.params) != size:
+            return None
+        return {register.name: register.value_in(status.params, address)
+                for register in registers}
+
+    def _write(self, servo: _Servo, register: Register, value: int
+               ) -> Generator[Request, Optional[StatusPacket], bool]:
+        """Write one register of ``servo``; True once it answered without an error number."""
+        status = yield from self._ask(
+            servo, f'write {register.name}',
+            self.codec.write(servo.id, register.address, register.encode(value)), 0)
+        return status is not None and not self._refused(status)
+
+    def _refused(self, status: StatusPacket) -> bool:
+        """Return True if a status says the instruction was not carried out.
+
+        Protocol 2.0 carries an error *number* in bits 0-6 (bit 7 is the hardware alert);
+        Protocol 1.0 error bits report the servo's condition, not the instruction's fate,
+        except its instruction and range bits.
+        """
+        if self.codec.FIELD_BYTES == 2:
+            return bool(status.error & 0x7F)
+        return bool(status.error & 0x48)        # P1.0 instruction (0x40), range (0x08) bits
+
+    def _admit(self, servo: _Servo, *, pinged: bool) -> Task:
+        """Admit ``servo``: see rule 1 of the module docstring."""
+        if not pinged:
+            status = yield Request('ping', self.codec.ping(servo.id), (servo.id,),
+                                   self.codec.status_size(3 if self.codec.FIELD_BYTES == 2
+                                                          else 0))
+            if status is None:
+                return
+            self._notices.append(f'servo id {servo.id} answers again')
+            servo.silent_since = None
+        servo.misses = 0
+        begun = self._goal_version
+        table = self.table
+        model = yield from self._read(servo, 'model number', [table.model_number_register])
+        if model is None:
+            return
+        servo.table = self._table_for(model[table.model_number_register.name])
+        table = servo.table
+        servo.model = table.model
+        limits = yield from self._read(servo, 'limits',
+                                       [table.min_position_limit, table.max_position_limit])
+        if limits is None:
+            return
+        servo.limits = (limits[table.min_position_limit.name],
+                        limits[table.max_position_limit.name])
+        if table.homing_offset is not None:
+            done = yield from self._homing_offset(servo, table.homing_offset)
+            if not done:
+                return
+        torque = yield from self._read(servo, 'torque', [table.torque_enable])
+        if torque is None:
+            return
+        servo.torque = bool(torque[table.torque_enable.name])
+        present = yield from self._read(servo, 'present position', [table.present_position])
+        if present is None:
+            return
+        servo.present = servo.goal = present[table.present_position.name]
+        servo.speed = 0
+        if self._goal_set.get(servo.id, 0) <= begun:
+            self._goals.pop(servo.id, None)     # set before the servo (re)appeared: stale
+        servo.admitted = True
+        yield from self._hold_torque(servo)
+
+    def _homing_offset(self, servo: _Servo, register: Register
+                       ) -> Generator[Request, Optional[StatusPacket], bool]:
+        """Read the homing offset; write the arm file's where the servo holds another.
+
+        EEPROM writes need torque off (Dynamixel X refuses them with torque on; a Feetech
+        servo moves while its frame shifts) and, on Feetech, the lock flag cleared and set
+        again so the value is kept at power-off.
+        """
+        read = yield from self._read(servo, 'homing offset', [register])
+        if read is None:
+            return False
+        servo.homing_offset = read[register.name]
+        wanted = self._offsets.get(servo.id)
+        if wanted is None or wanted == servo.homing_offset:
+            return True
+        table = servo.table
+        if not (yield from self._write(servo, table.torque_enable, 0)):
+            return False
+        servo.torque = False
+        if table.lock is not None and not (yield from self._write(servo, table.lock, 0)):
+            return False
+        written = yield from self._write(servo, register, wanted)
+        if table.lock is not None and not (yield from self._write(servo, table.lock, 1)):
+            return False
+        check = yield from self._read(servo, 'homing offset', [register])
+        if check is None:
+            return False
+        before, servo.homing_offset = servo.homing_offset, check[register.name]
+        if written and servo.homing_offset == wanted:
+            self._notices.append(f'servo id {servo.id}: homing offset register was {before}, '
+                                 f"wrote {wanted} (the arm file's); torque was turned off")
+        else:
+            self._notices.append(f'servo id {servo.id}: homing offset register holds '
+                                 f'{servo.homing_offset}, the arm file wants {wanted}, and '
+                                 'writing it failed')
+        return True
+
+    def _hold_torque(self, servo: _Servo) -> Task:
+        """Bring the servo's torque to what the caller wants; on: hold where it stands."""
+        want = self._torque_want
+        table = servo.table
+        if want is None or (want is False and servo.torque is False):
+            return
+        if want:
+            present = yield from self._read(servo, 'present position', [table.present_position])
+            if present is None:
+                return
+            servo.present = present[table.present_position.name]
+            goal = self._goal_bytes(servo, servo.present, 0)
+            address, _ = self._goal_span(table)
+            status = yield from self._ask(servo, 'write goal',
+                                          self.codec.write(servo.id, address, goal), 0)
+            if status is None or self._refused(status):
+                return
+            servo.goal, servo.speed = servo.present, 0
+            if servo.torque:
+                return
+        if (yield from self._write(servo, table.torque_enable, int(want))):
+            servo.torque = want
+
+    def _table_for(self, model_number: int) -> ControlTable:
+        """Return the table of the model named, else the assumed one (same maker's addresses)."""
+        for table in TABLES.values():
+            if (table.model_number == model_number
+                    and table.model_number_register == self.table.model_number_register):
+                return table
+        return self.table
+
+    # -- feedback, goals, telemetry ---------------------------------------------------------------
+
+    def _poll_due(self, now_s: float) -> bool:
+        return bool(self.options.poll_hz) and now_s >= self._next_poll_s and bool(
+            self.admitted())
+
+    def _feedback_request(self, now_s: float) -> Request:
+        self._next_poll_s = max(self._next_poll_s + 1.0 / self.options.poll_hz, now_s)
+        ids = self.admitted()
+        register = self.table.present_position
+        if not self.codec.SYNC_READ:
+            raise ValueError(f'{type(self.codec).__name__} has no sync read')
+
+        def done(statuses: dict[int, StatusPacket], stamp_s: float) -> None:
+            counts = {}
+            for servo_id, status in statuses.items():
+                servo = self._servos[servo_id]
+                if len(status.params) == register.size:
+                    servo.present = counts[servo_id] = register.decode(status.params)
+            self.positions = BusPositions(counts, stamp_s)
+
+        return Request('positions', self.codec.sync_read(register.address, register.size, ids),
+                       ids, len(ids) * self.codec.status_size(register.size), done=done)
+
+    def _writable(self) -> list[_Servo]:
+        return [s for s in self._servos.values()
+                if s.admitted and s.silent_since is None and not s.busy
+                and (s.id in self._goals or s.goal is not None)
+                and self._torque_want is not False]
+
+    def _goals_due(self, now_s: float) -> bool:
+        if not self._writable():
+            return False
+        return self.goals_unsent() or now_s >= self._next_refresh_s
+
+    def _goal_request(self, now_s: float) -> Request:
+        """Return the sync write of every writable servo's goal and speed (latest wins)."""
+        servos = self._writable()
+        address, size = self._goal_span(self.table)
+        data = {}
+        for servo in servos:
+            held = servo.goal if servo.goal is not None else servo.present
+            goal = self._goals.get(servo.id, held if held is not None else 0)
+            start = servo.goal if servo.goal is not None else servo.present
+            speed = servo.speed
+            if start is not None and goal != start:
+                speed = self._speed(servo.table, abs(goal - start))
+            data[servo.id] = self._goal_bytes(servo, goal, speed)
+            servo.goal, servo.speed = goal, speed
+        self._goal_written = self._goal_version
+        self._next_refresh_s = now_s + GOAL_REFRESH_S
+        return Request('goals', self.codec.sync_write(address, size, data))
+
+    def _speed(self, table: ControlTable, distance: int) -> int:
+        """Return the goal speed register value covering ``distance`` counts in the move time.
+
+        0 (at once) is each maker's "fastest"; a move slower than the slowest unit is given
+        that unit (``ControlTable.speed_unit_counts_per_s``: STS3215 steps/s, Dynamixel X
+        Profile_Velocity 0.229 rev/min).
+        """
+        if self._move_s <= 0.0 or distance == 0:
+            return 0
+        speed = math.ceil(distance / self._move_s / table.speed_unit_counts_per_s)
+        return min(max(speed, 1), table.goal_speed.value_range[1])
+
+    @staticmethod
+    def _goal_span(table: ControlTable) -> tuple[int, int]:
+        return span(table.goal_position, table.goal_speed)
+
+    def _goal_bytes(self, servo: _Servo, goal: int, speed: int) -> bytes:
+        """Return the goal block: position and speed where they sit, zeros between (time 0)."""
+        table = servo.table
+        address, size = self._goal_span(table)
+        block = bytearray(size)
+        for register, value in ((table.goal_position, goal), (table.goal_speed, speed)):
+            offset = register.address - address
+            block[offset:offset + register.size] = register.encode(value)
+        return bytes(block)
+
+    def _telemetry_due(self, now_s: float) -> bool:
+        return bool(self.telemetry_hz) and now_s >= self._next_telemetry_s and bool(
+            self.admitted())
+
+    def _telemetry_request(self, now_s: float) -> Request:
+        self._next_telemetry_s = now_s + 1.0 / self.telemetry_hz
+        turns = [(servo_id, block) for servo_id in self.admitted()
+                 for block in telemetry_blocks(self._servos[servo_id].table)]
+        servo_id, block = turns[self._telemetry_turn % len(turns)]
+        self._telemetry_turn = (self._telemetry_turn + 1) % len(turns)
+        servo = self._servos[servo_id]
+        address, size = span(*block)
+        table = servo.table
+
+        def done(statuses: dict[int, StatusPacket], stamp_s: float) -> None:
+            status = statuses.get(servo_id)
+            if status is None or len(status.params) != size:
+                return
+            for register in block:
+                value = register.value_in(status.params, address)
+                if register is table.present_load:
+                    servo.load_percent = value * table.load_unit_percent
+                elif register is table.present_voltage:
+                    servo.voltage_v = value * table.voltage_unit_v
+                elif register is table.present_temperature:
+                    servo.temperature_c = float(value)
+                else:
+                    servo.hardware_error = value
+            servo.readings_s = stamp_s
+
+        return Request('telemetry', self.codec.read(servo_id, address, size), (servo_id,),
+                       self.codec.status_size(size), done=done)
+
+    # -- what came back ------------------------------------------------------------------------
+
+    def received(self, now_s: float) -> None:
+        """Take the statuses the codec has recognised for the request on its way."""
+        while (status := self.codec.take_status()) is not None:
+            flight = self._flight
+            servo = self._servos.get(status.id)
+            if flight is None or servo is None or status.id not in flight.expect \
+                    or status.id in flight.statuses:
+                continue            # nobody asked (a late answer, an echo): dropped
+            self.count.acks += 1
+            self.count.rtts.append(now_s - flight.sent_s)
+            servo.error = status.error
+            servo.misses = 0
+            flight.statuses[status.id] = status
+            if len(flight.statuses) == len(flight.expect):
+                self._finish(flight, now_s)
+
+    def expire(self, now_s: float) -> None:
+        """Close a request whose answers are late; the servos that missed it are counted."""
+        flight = self._flight
+        if flight is None or now_s < flight.deadline_s:
+            return
+        self.count.timeouts += 1
+        self.codec.clear()              # a late answer must not pass for the next request's
+        for servo_id in flight.expect:
+            if servo_id not in flight.statuses:
+                self._missed(self._servos[servo_id], now_s)
+        self._finish(flight, now_s)
+
+    def _finish(self, flight: Request, now_s: float) -> None:
+        self._flight = None
+        self._line_free_s = max(self._line_free_s, now_s)
+        if flight.done is not None:
+            flight.done(flight.statuses, now_s)
+        elif self._task is not None:
+            self._step(flight.statuses.get(flight.expect[0]))
+
+    def _missed(self, servo: _Servo, now_s: float) -> None:
+        servo.misses += 1
+        if servo.misses >= self.options.lost_after and servo.silent_since is None:
+            servo.silent_since = now_s
+            servo.admitted = False
+            servo.next_ping_s = now_s + REPING_S
+            self._notices.append(f'servo id {servo.id} stopped answering ({servo.misses} '
+                                 'requests in a row)')
+
+    # -- when to look again --------------------------------------------------------------------
+
+    def wake_at(self, now_s: float) -> float:
+        """Return when something falls due: an answer's deadline, a free line, a timer [s]."""
+        if self._flight is not None:
+            return self._flight.deadline_s
+        due = [now_s + 1.0]
+        if self._task is not None or self._tasks or self._writable() and self.goals_unsent():
+            due.append(max(self._line_free_s, now_s))
+        timers = [s.next_ping_s for s in self._servos.values()
+                  if s.silent_since is not None and not s.busy]
+        if self.admitted():
+            if self.options.poll_hz:
+                timers.append(self._next_poll_s)
+            if self.telemetry_hz:
+                timers.append(self._next_telemetry_s)
+            if self._writable():
+                timers.append(self._next_refresh_s)
+        due += [max(at, self._line_free_s) for at in timers]
+        return min(due)
+
+    def in_flight(self) -> bool:
+        """Return True while a request awaits its answers."""
+        return self._flight is not None
+
+    def _error_words(self, servo: _Servo) -> tuple[str, ...]:
+        words = list(self.codec.error_words(servo.error))
+        hardware = getattr(self.codec, 'hardware_error_words', None)
+        if servo.hardware_error and hardware is not None:
+            words += [w for w in hardware(servo.hardware_error) if w not in words]
+        elif servo.hardware_error:
+            words += [w for w in self.codec.error_words(servo.hardware_error) if w not in words]
+        return tuple(words)
+
+
+def telemetry_blocks(table: ControlTable) -> list[list[Register]]:
+    """Return the reads that cover a servo's load, voltage, temperature and error register.
+
+    Registers closer than ``TELEMETRY_BLOCK_MAX`` bytes share one read.
+    """
+    wanted = [table.present_load, table.present_voltage, table.present_temperature]
+    if table.hardware_error_status is not None:
+        wanted.append(table.hardware_error_status)
+    blocks: list[list[Register]] = []
+    for register in sorted(wanted, key=lambda r: r.address):
+        if blocks and span(*blocks[-1], register)[1] <= TELEMETRY_BLOCK_MAX:
+            blocks[-1].append(register)
+        else:
+            blocks.append([register])
+    return blocks
+
+
+def line_times(codec: BusCodec, table: ControlTable, servos: int,
+               baud: int = BUS_BAUD) -> dict[str, tuple[int, float]]:
+    """Return the bytes and line time [µs] of each request the link makes, with its answers.
+
+    >>> from fabrik_ros.servo_io.protocols.feetech import FeetechCodec
+    >>> from fabrik_ros.servo_io.protocols.control_tables import STS3215
+    >>> line_times(FeetechCodec(), STS3215, 6)['sync read positions']
+    (62, 620.0)
+    """
+    ids = list(range(1, servos + 1))
+    position = table.present_position
+    goal_address, goal_size = span(table.goal_position, table.goal_speed)
+    telemetry = 0
+    for block in telemetry_blocks(table):
+        address, size = span(*block)
+        telemetry += len(codec.read(1, address, size)) + codec.status_size(size)
+    sizes = {
+        'sync write goals': len(codec.sync_write(goal_address, goal_size,
+                                                 {i: bytes(goal_size) for i in ids})),
+        'sync read positions': len(codec.sync_read(position.address, position.size, ids))
+        + servos * codec.status_size(position.size),
+        'telemetry, one servo': telemetry,
+        'ping': len(codec.ping(1)) + codec.status_size(3 if codec.FIELD_BYTES == 2 else 0),
+    }
+    return {name: (size, size * 10 * 1e6 / baud) for name, size in sizes.items()}

@@ -1,0 +1,227 @@
+"""BusLink against the simulated Feetech and Dynamixel buses on real ptys."""
+
+from dataclasses import replace
+import threading
+import time
+
+import pytest
+
+from fabrik_ros.servo_io import Deadline, LinkState, LinkTimeout, Protocol
+from fabrik_ros.servo_io.bus_link import BusLink
+from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS
+from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
+
+IDS = (1, 2, 3, 4, 5, 6)
+# A reply timeout far above a pty's latency on a busy machine; short back-off for the replug.
+FAST = replace(BUS_OPTIONS, reply_timeout_s=0.1, handshake_timeout_s=0.5, backoff_min_s=0.02,
+               backoff_max_s=0.1, path_check_s=0.05)
+BUSES = pytest.mark.parametrize('protocol', BUS_PROTOCOLS, ids=lambda p: p.value)
+
+
+def _poll(condition, timeout_s=3.0):
+    """Return True as soon as ``condition()`` holds, False once ``timeout_s`` has passed."""
+    deadline = Deadline(timeout_s)
+    tick = threading.Event()
+    while not condition():
+        if deadline.expired():
+            return False
+        tick.wait(0.005)
+    return True
+
+
+@pytest.fixture
+def bus_link():
+    """Return a factory ``(board, **options) -> BusLink`` started on the board's symlink."""
+    links = []
+
+    def start(board, **options):
+        options.setdefault('options', FAST)
+        link = BusLink(board.path, protocol=board.protocol, ids=options.pop('ids', IDS),
+                       **options).start()
+        links.append(link)
+        return link
+
+    yield start
+    for link in links:
+        link.close()
+
+
+def _now(board):
+    return time.monotonic()
+
+
+def _place(board, servo_id, count):
+    """Leave a servo standing at ``count`` with its goal register there (no command pending)."""
+    bus = board.firmware
+    with bus.lock:
+        servo = bus.servo(servo_id)
+        goal = servo.table.goal_position
+        servo.write(goal.address, goal.encode(count), _now(board))
+        servo.move_by_hand(count, _now(board))
+
+
+def _counts(link, servo_id):
+    positions = link.positions()
+    return None if positions is None else positions.counts.get(servo_id)
+
+
+def _present(board, servo_id):
+    with board.firmware.lock:
+        return round(board.firmware.servo(servo_id).present(_now(board)))
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_start_reads_where_the_servos_stand_and_moves_none_of_them(sim_board, bus_link,
+                                                                   protocol):
+    board = sim_board(protocol)
+    for servo_id, count in zip(IDS, (300, 900, 1500, 2100, 2700, 3300), strict=True):
+        _place(board, servo_id, count)
+    link = bus_link(board)
+    link.set_goals({servo_id: 2048 for servo_id in IDS})   # before anything was read: dropped
+    assert link.wait_ready(3.0) == IDS
+    assert _poll(lambda: link.positions() is not None and len(link.positions().counts) == 6)
+    assert dict(link.positions().counts) == dict(zip(IDS, (300, 900, 1500, 2100, 2700, 3300),
+                                                     strict=True))
+    link.torque(True)
+    link.sync(2.0)
+    assert [_present(board, i) for i in IDS] == [300, 900, 1500, 2100, 2700, 3300]
+    assert board.firmware.torques() == [True] * 6
+    link.set_goals({1: 400}, move_s=0.0)
+    assert _poll(lambda: _present(board, 1) == 400)
+    assert _poll(lambda: _counts(link, 1) == 400)
+    assert link.board == ('STS3215 x6' if protocol is Protocol.FEETECH else 'XL430-W250 x6')
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_limit_registers_are_read_at_connect(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    with board.firmware.lock:
+        servo = board.firmware.servo(5)
+        table = servo.table
+        servo.write(table.min_position_limit.address, table.min_position_limit.encode(144), 0.0)
+        servo.write(table.max_position_limit.address, table.max_position_limit.encode(3953), 0.0)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    assert link.limits()[5] == (144, 3953) and link.limits()[1] == (0, 4095)
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_limp_move_by_hand_and_attach_again_without_a_jump(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    link.torque(True)
+    link.sync(2.0)
+    link.torque(False)
+    link.sync(2.0)
+    assert board.firmware.torques() == [False] * 6
+    with board.firmware.lock:
+        board.firmware.move_by_hand(3, 3500, _now(board))
+    assert _poll(lambda: _counts(link, 3) == 3500), 'a limp arm still reports its positions'
+    link.torque(True)
+    link.sync(2.0)
+    assert board.firmware.torques() == [True] * 6
+    assert _present(board, 3) == 3500, 're-attached where the hand left it'
+    link.set_goals({3: 3400})
+    assert _poll(lambda: _present(board, 3) == 3400)
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_error_bits_and_readings_reach_the_health(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    with board.firmware.lock:
+        servo = board.firmware.servo(4)
+        servo.error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
+        servo.temperature_c = 58.0
+    assert _poll(lambda: 'overload' in link.health()[4].error_words
+                 and link.health()[4].temperature_c == 58.0)
+    assert link.health()[2].error_words == ()
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_a_silent_servo_is_named_and_the_others_keep_going(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    link.torque(True)
+    link.sync(2.0)
+    link.take_notices()
+    with board.firmware.lock:
+        board.firmware.servo(2).silent = True
+    assert _poll(lambda: link.health()[2].silent_since_s is not None)
+    assert link.admitted() == (1, 3, 4, 5, 6)
+    link.set_goals({1: 1000, 6: 3000})
+    assert _poll(lambda: _counts(link, 1) == 1000 and _counts(link, 6) == 3000)
+    assert any('servo id 2 stopped answering' in notice for notice in link.take_notices())
+    with board.firmware.lock:
+        board.firmware.servo(2).silent = False
+    assert _poll(lambda: link.admitted() == IDS)
+    assert link.health()[2].silent_since_s is None
+
+
+@pytest.mark.timeout(30)
+@BUSES
+def test_corrupted_bytes_are_skipped_and_the_goals_still_arrive(sim_board, bus_link, protocol):
+    board = sim_board(protocol, corrupt_rate=0.002, seed=3)
+    link = bus_link(board)
+    link.wait_ready(5.0)
+    link.torque(True)
+    link.sync(5.0)
+    link.set_goals({servo_id: 1000 + 300 * servo_id for servo_id in IDS})
+    expected = [1000 + 300 * servo_id for servo_id in IDS]
+    assert _poll(lambda: [_present(board, i) for i in IDS] == expected, 10.0)
+    assert _poll(lambda: link.codec_counts()['bad checksums']
+                 + link.codec_counts()['garbage bytes'] > 0, 10.0)
+    assert _poll(lambda: link.positions() is not None
+                 and [link.positions().counts.get(i) for i in IDS] == expected, 5.0)
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_unplug_and_replug_reconnect_and_read_before_any_goal(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    link.torque(True)
+    link.set_goals({1: 1200})
+    assert _poll(lambda: _present(board, 1) == 1200)
+    board.unplug()
+    assert _poll(lambda: link.state is not LinkState.READY)
+    link.set_goals({1: 3000})                 # while the cable is out: stale by the replug
+    with board.firmware.lock:
+        board.firmware.move_by_hand(4, 2500, _now(board))
+    board.replug()
+    assert _poll(lambda: link.state is LinkState.READY and link.admitted() == IDS)
+    assert link.stats().reconnects == 1
+    assert _poll(lambda: _counts(link, 1) == 1200)
+    assert _present(board, 1) == 1200, 'the goal from before the replug is not written'
+    link.set_goals({1: 1300})
+    assert _poll(lambda: _present(board, 1) == 1300)
+
+
+def test_a_bus_where_nobody_answers_is_refused_with_the_likely_causes(sim_board, bus_link):
+    board = sim_board(Protocol.FEETECH)
+    link = bus_link(board, ids=(11, 12))
+    with pytest.raises(LinkTimeout):
+        link.wait_ready(1.0)
+    assert _poll(lambda: link.last_error is not None)
+    message = str(link.last_error)
+    assert 'no feetech servo answered a ping (ids [11, 12], 1000000 baud)' in message
+    assert 'likely' in message and 'servo supply off' in message
+
+
+def test_a_pwm_protocol_and_bad_goals_are_refused_by_name():
+    with pytest.raises(ValueError, match="protocol = 'native', must be a bus protocol"):
+        BusLink('/dev/null/never', protocol=Protocol.NATIVE, ids=IDS)
+    link = BusLink('/dev/null/never', protocol=Protocol.FEETECH, ids=IDS)
+    with pytest.raises(ValueError, match=r'move_s = 70.0, must be within \[0, 65.535\]'):
+        link.set_goals({1: 100}, 70.0)
+    with pytest.raises(ValueError, match='goal for servo id 9'):
+        link.set_goals({9: 100})
