@@ -19,7 +19,7 @@ from fabrik_ros.driver.motion import MotionPlanner
 from fabrik_ros.driver.pulse_jog import DEFAULT_GUARD_US, JogError, JogGuard, PulseJog
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.ros_parameters import declare
-from fabrik_ros.servo_io import ServoLink
+from fabrik_ros.servo_io import MOVE_MAX_S, ServoLink
 
 _WARN_EVERY_S = 2.0
 GUARD_PARAMETER = 'jog_guard_us'
@@ -88,7 +88,7 @@ class ServoJog:
         self._link.set_limits(self._jog.widened_limits(self._layout.limits_us))
         pulses = [0] * self._layout.channels
         pulses[move.channel] = move.pulse_us
-        self._link.set_pulses(pulses, min(move.move_s, 65.0))
+        self._link.set_pulses(pulses, min(move.move_s, MOVE_MAX_S))
         angles = list(sent)
         angles[index] = move.angle_rad
         self._planner.moved(angles, time.monotonic() + move.move_s)
