@@ -73,15 +73,27 @@ class CalibrationSession:
         :raises CalibrationError: if nothing is marked or no source/target file was given
         :raises ArmConfigError: if the result is not a valid arm file
         """
-        if self.source is None:
-            raise CalibrationError("arm_file = '', must name the arm file the nodes read for "
-                                   'a calibrated copy to be saved')
-        target = self.target if save_to is None else allowed_save_path(
-            save_to, configured=self.target, folder=self.source.parent)
-        if target is None:
-            raise CalibrationError("calibration_file = '', must be set, or a file name given "
-                                   'to save beside the arm file')
+        source, target = save_paths(self.source, self.target, save_to)
         fields = self.fields()
         if not fields:
             raise CalibrationError('marks = {}, must hold at least one marked servo to save')
-        return save_calibrated_copy(self.source, target, fields)
+        return save_calibrated_copy(source, target, fields)
+
+
+def save_paths(source: Optional[Path], target: Optional[Path],
+               save_to: Optional[str]) -> tuple[Path, Path]:
+    """Return the arm file a calibrated copy is made of, and where the copy goes.
+
+    :param save_to: what the page's "Save to" field holds (None: the configured target)
+    :raises SavePathError: if ``save_to`` is neither (see :func:`allowed_save_path`)
+    :raises CalibrationError: if no source or no target file was given
+    """
+    if source is None:
+        raise CalibrationError("arm_file = '', must name the arm file the nodes read for "
+                               'a calibrated copy to be saved')
+    target = target if save_to is None else allowed_save_path(
+        save_to, configured=target, folder=source.parent)
+    if target is None:
+        raise CalibrationError("calibration_file = '', must be set, or a file name given "
+                               'to save beside the arm file')
+    return source, target

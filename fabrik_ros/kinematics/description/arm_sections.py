@@ -12,7 +12,11 @@ import math
 from typing import Any
 
 from fabrik_ros.kinematics.description.arm_keys import family_of, MISSING, TOP_KEYS
-from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
+from fabrik_ros.kinematics.description.count_calibration import (
+    CountAuxServo,
+    CountCalibration,
+    shifted_offset,
+)
 from fabrik_ros.kinematics.description.joint import Joint, JointKind, Link
 from fabrik_ros.kinematics.description.key_readers import (
     join,
@@ -209,9 +213,7 @@ def _check_within_turn(low: float, high: float, values: Mapping[str, Any], path:
     A position-mode bus servo cannot be driven across the seam where its count wraps from
     counts_per_turn - 1 to 0 (a goal past it runs the long way round). The homing-offset
     register shifts the counts the servo reports and takes: the fix is the shift that centres
-    the range in the turn. The register's sign differs by maker: Feetech reports Present =
-    Actual - Homing_Offset, Dynamixel Present = Actual + Homing_Offset (LeRobot's motor bus
-    code, feetech.py and dynamixel.py ``_get_half_turn_homings``, states both).
+    the range in the turn, written per maker (:func:`shifted_offset`).
     """
     turn, zero = values['counts_per_turn'], values['zero_count']
     if 0.0 <= low and high <= turn - 1:
@@ -228,17 +230,8 @@ def _check_within_turn(low: float, high: float, values: Mapping[str, Any], path:
         join(path, 'zero_count'), zero,
         f'{shown}: the range crosses the seam where the count wraps. Shift the counts by '
         f"{shift:+d} with the servo's homing offset (Feetech: homing_offset: "
-        f'{_wrapped(offset - shift, turn)}; Dynamixel: homing_offset: '
-        f'{_wrapped(offset + shift, turn)}) and set zero_count: {zero + shift:g}')
-
-
-def _wrapped(offset: int, turn: int) -> int:
-    """Return ``offset`` moved by whole turns into [-turn/2, turn/2).
-
-    >>> _wrapped(3000, 4096), _wrapped(-2048, 4096)
-    (-1096, -2048)
-    """
-    return (offset + turn // 2) % turn - turn // 2
+        f'{shifted_offset(offset, shift, -1, turn)}; Dynamixel: homing_offset: '
+        f'{shifted_offset(offset, shift, 1, turn)}) and set zero_count: {zero + shift:g}')
 
 
 def read_aux_servos(params: Mapping[str, Any]) -> tuple[AnyAuxServo, ...]:

@@ -51,6 +51,33 @@ def clamp_count(count: float, low: float, high: float) -> float:
     return min(max(count, low), high)
 
 
+def wrapped_offset(offset: int, counts_per_turn: int) -> int:
+    """Return a homing offset moved by whole turns into [-turn/2, turn/2).
+
+    A turn more or less shifts no count modulo the turn, and keeps the value within a
+    register's reach (the STS3215's is +-2047).
+
+    >>> wrapped_offset(3000, 4096), wrapped_offset(-2048, 4096)
+    (-1096, -2048)
+    """
+    half = counts_per_turn // 2
+    return (offset + half) % counts_per_turn - half
+
+
+def shifted_offset(offset: int, shift: int, sign: int, counts_per_turn: int) -> int:
+    """Return the homing offset that raises every count the servo reports by ``shift``.
+
+    :param sign: how the maker's register moves Present_Position: +1 where Present = Actual +
+        Homing_Offset (Dynamixel), -1 where Present = Actual - Homing_Offset (Feetech); as
+        LeRobot's motor bus code states them (dynamixel.py and feetech.py,
+        ``_get_half_turn_homings``)
+
+    >>> shifted_offset(100, -1452, -1, 4096), shifted_offset(100, -1452, 1, 4096)
+    (1552, -1352)
+    """
+    return wrapped_offset(offset + sign * shift, counts_per_turn)
+
+
 @dataclass(frozen=True)
 class CountCalibration:
     """A bus servo driving one joint, in counts of its encoder.
