@@ -19,7 +19,7 @@ _SOURCES = {
     'BoardRefused': 'errors', 'LinkError': 'errors', 'LinkLost': 'errors',
     'LinkTimeout': 'errors', 'NotABoard': 'errors',
     'ServoLink': 'link', 'BusLink': 'bus_link',
-    'BusPositions': 'bus_scheduler', 'ServoCondition': 'bus_scheduler',
+    'BusPositions': 'bus_scheduler', 'ServoCondition': 'bus_scheduler', 'Notice': 'bus_scheduler',
     'BUS_OPTIONS': 'bus_scheduler',
     'LinkOptions': 'link_options', 'LinkState': 'link_options', 'LinkStats': 'link_stats',
     'MOVE_MAX_S': 'link_options',

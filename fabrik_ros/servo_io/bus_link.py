@@ -24,6 +24,7 @@ from fabrik_ros.servo_io.bus_scheduler import (
     BusPositions,
     BusScheduler,
     DEFAULT_TELEMETRY_HZ,
+    Notice,
     ServoCondition,
 )
 from fabrik_ros.servo_io.connection import Connection
@@ -206,7 +207,7 @@ class BusLink:
         with self._cv:
             return self._scheduler.conditions()
 
-    def take_notices(self) -> list[str]:
+    def take_notices(self) -> list[Notice]:
         """Return, once each, what a person should read: servos silent or back, offsets."""
         with self._cv:
             return self._scheduler.take_notices()

@@ -121,6 +121,18 @@ class ServoCondition:
     stamp_s: Optional[float]
 
 
+@dataclass(frozen=True)
+class Notice:
+    """Something a person should read about one servo (the link has no log of its own)."""
+
+    servo_id: int
+    text: str
+
+    def __str__(self) -> str:
+        """Return ``'servo id 3: stopped answering ...'``."""
+        return f'servo id {self.servo_id}: {self.text}'
+
+
 @dataclass(eq=False)
 class Request:
     """Bytes for the line and the statuses (by id, in order) that answer them."""
@@ -205,7 +217,7 @@ class BusScheduler:
         self._offsets = offsets
         self._byte_s = 10.0 / options.baud
         self._servos = {servo_id: _Servo(servo_id, table) for servo_id in self.ids}
-        self._notices: list[str] = []
+        self._notices: list[Notice] = []
         self._tasks: deque[tuple[_Servo, Task]] = deque()
         self._task: Optional[tuple[_Servo, Task]] = None
         self._next: Optional[Request] = None      # the running task's next request
@@ -253,8 +265,7 @@ class BusScheduler:
                 servo.next_ping_s = now_s + REPING_S
                 if servo.silent_since is None:
                     servo.silent_since = now_s
-                    self._notices.append(f'servo id {servo.id} did not answer a ping at '
-                                         'connect')
+                    self._notices.append(Notice(servo.id, 'did not answer a ping at connect'))
 
     def note_write(self, data: bytes, now_s: float) -> None:
         """Account for bytes on the line (the handshake's pings, written by the link)."""
@@ -342,7 +353,7 @@ class BusScheduler:
                                      s.readings_s)
                 for s in self._servos.values()}
 
-    def take_notices(self) -> list[str]:
+    def take_notices(self) -> list['Notice']:
         """Return what happened that a person should read (a servo silent or back, an offset)."""
         notices, self._notices = self._notices, []
         return notices
@@ -465,7 +476,7 @@ class BusScheduler:
                                                           else 0))
             if status is None:
                 return
-            self._notices.append(f'servo id {servo.id} answers again')
+            self._notices.append(Notice(servo.id, 'answers again'))
             servo.silent_since = None
         servo.misses = 0
         begun = self._goal_version
@@ -529,12 +540,13 @@ class BusScheduler:
             return False
         before, servo.homing_offset = servo.homing_offset, check[register.name]
         if written and servo.homing_offset == wanted:
-            self._notices.append(f'servo id {servo.id}: homing offset register was {before}, '
-                                 f"wrote {wanted} (the arm file's); torque was turned off")
+            self._notices.append(Notice(servo.id, f'homing offset register was {before}, wrote '
+                                              f"{wanted} (the arm file's); torque was turned "
+                                              'off'))
         else:
-            self._notices.append(f'servo id {servo.id}: homing offset register holds '
-                                 f'{servo.homing_offset}, the arm file wants {wanted}, and '
-                                 'writing it failed')
+            self._notices.append(Notice(servo.id, f'homing offset register holds '
+                                              f'{servo.homing_offset}, the arm file wants '
+                                              f'{wanted}, and writing it failed'))
         return True
 
     def _hold_torque(self, servo: _Servo) -> Task:
@@ -724,8 +736,8 @@ class BusScheduler:
             servo.silent_since = now_s
             servo.admitted = False
             servo.next_ping_s = now_s + REPING_S
-            self._notices.append(f'servo id {servo.id} stopped answering ({servo.misses} '
-                                 'requests in a row)')
+            self._notices.append(Notice(servo.id, f'stopped answering ({servo.misses} '
+                                              'requests in a row)'))
 
     # -- when to look again --------------------------------------------------------------------
 

@@ -159,7 +159,7 @@ def test_a_silent_servo_is_named_and_the_others_keep_going(sim_board, bus_link, 
     assert link.admitted() == (1, 3, 4, 5, 6)
     link.set_goals({1: 1000, 6: 3000})
     assert _poll(lambda: _counts(link, 1) == 1000 and _counts(link, 6) == 3000)
-    assert any('servo id 2 stopped answering' in notice for notice in link.take_notices())
+    assert any('servo id 2: stopped answering' in str(notice) for notice in link.take_notices())
     with board.firmware.lock:
         board.firmware.servo(2).silent = False
     assert _poll(lambda: link.admitted() == IDS)

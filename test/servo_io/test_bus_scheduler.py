@@ -116,7 +116,7 @@ def test_a_silent_servo_is_named_left_out_and_admitted_again_when_it_answers(pro
     wire.run_for(0.2)
     assert wire.scheduler.admitted() == (1, 2, 4, 5, 6)
     assert wire.scheduler.conditions()[3].silent_since_s is not None
-    assert any('servo id 3 stopped answering' in n for n in wire.scheduler.take_notices())
+    assert any('servo id 3: stopped answering' in str(n) for n in wire.scheduler.take_notices())
     reads = len(wire.sync_reads())
     wire.run_for(0.2)
     assert len(wire.sync_reads()) - reads >= 9, 'the others keep their feedback rate'
@@ -129,7 +129,7 @@ def test_a_silent_servo_is_named_left_out_and_admitted_again_when_it_answers(pro
     wire.servo(3).silent = False
     wire.run_for(REPING_S + 0.1)
     assert wire.scheduler.admitted() == IDS
-    assert any('servo id 3 answers again' in n for n in wire.scheduler.take_notices())
+    assert any('servo id 3: answers again' in str(n) for n in wire.scheduler.take_notices())
     assert wire.present(3) == 2048, 'its stale goal was dropped: it holds where it stands'
 
 
@@ -209,7 +209,7 @@ def test_a_homing_offset_the_servo_lacks_is_written_with_torque_off_and_read_bac
                 [('Torque_Enable', 0), ('Homing_Offset', 1024)])
     assert steps[:len(expected)] == expected
     notices = wire.scheduler.take_notices()
-    assert any('servo id 2: homing offset register was 0, wrote 1024' in n for n in notices)
+    assert any('servo id 2: homing offset register was 0, wrote 1024' in str(n) for n in notices)
     written_at = [s.at_s for s in wire.sent if 2 in s.writes(table, 'Homing_Offset', wire.reader)]
     assert written_at and wire.position_reads(2)[0] > written_at[0], \
         'its present position is read after the offset changed it'
@@ -267,7 +267,8 @@ def test_servos_missing_at_connect_are_named_and_the_others_run():
     wire.connect()
     wire.run_for(0.2)
     assert wire.scheduler.admitted() == (1, 2, 3, 5, 6)
-    assert wire.scheduler.take_notices()[:1] == ['servo id 4 did not answer a ping at connect']
+    assert list(map(str, wire.scheduler.take_notices()))[:1] == [
+        'servo id 4: did not answer a ping at connect']
     assert set(wire.scheduler.positions.counts) == {1, 2, 3, 5, 6}
     assert [s for s in wire.sent if s.packet.instruction == Instruction.PING] == [], \
         'the handshake pinged; the next ping waits for REPING_S'

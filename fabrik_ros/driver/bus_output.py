@@ -1,0 +1,295 @@
+"""The servos of a serial bus (feetech, dynamixel) as a :class:`ServoOutput`, in counts.
+
+A bus servo is addressed by the ``id`` of its servo section in the arm file
+(``CountCalibration.channel``). Commands arrive in counts, already within the calibrated
+range; here they are also clamped into the position-limit registers each servo holds (read at
+connect), with one warning per servo when a register cuts a command. Torque on is attach, off
+is detach; positions come back as the servos report them. What the servos say of themselves
+(temperature, voltage, load, error bits, silence) becomes one :class:`ServoHealth` per servo,
+judged against the limits below.
+"""
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+import time
+from typing import Optional, Union
+
+from fabrik_ros.driver.servo_output import (
+    HealthLevel,
+    servo_addresses,
+    servo_names,
+    ServoHealth,
+    ServoReport,
+    ServoUnit,
+)
+from fabrik_ros.kinematics import Arm
+from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
+from fabrik_ros.servo_io.bus_link import BusLink
+from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS, ServoCondition
+from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
+from fabrik_ros.servo_io.protocols.dialect import Protocol
+from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
+
+# A servo shuts itself down at its maximum temperature register: 70 °C on the STS3215
+# (Feetech's factory value), 72 °C on the XL430 and 80 °C on the XM430 (e-Manual). Warn with
+# 15 °C to spare, while there is time to rest the arm; error 5 °C before the lowest shutdown.
+TEMPERATURE_WARN_C = 55.0
+TEMPERATURE_ERROR_C = 65.0
+# Load in % of the servo's maximum torque. Holding an arm out takes well under half; above 80 %
+# a joint is fighting something (an obstacle, a stuck gripper), at 95 % it is stalled and its
+# overload protection (STS: Protection_Current / overload time; X: Shutdown overload bit)
+# is about to cut the torque.
+LOAD_WARN_PERCENT = 80.0
+LOAD_ERROR_PERCENT = 95.0
+# The supply voltage sagging more than this below the highest the servo reported since start
+# means the supply cannot carry the load (the common fault of an arm on a small adapter); the
+# servo's own input-voltage error bit (outside its limit registers) is the ERROR.
+VOLTAGE_SAG_WARN = 0.15
+_REPORT_PERIODS = 3.0       # a report older than this many feedback periods is not current
+
+
+def bus_options(baud: int = 0, poll_hz: Optional[float] = None) -> LinkOptions:
+    """Return a bus link's options: ``baud`` 0 = the servos' 1,000,000; ``poll_hz`` None = 50.
+
+    The feedback rate's default and why: see :mod:`fabrik_ros.servo_io.bus_scheduler`.
+    """
+    return replace(BUS_OPTIONS, baud=baud or BUS_OPTIONS.baud,
+                   poll_hz=BUS_OPTIONS.poll_hz if poll_hz is None else poll_hz)
+
+
+class BusOutput:
+    """Drive the arm's bus servos through a :class:`BusLink`, addressed by their ids.
+
+    ``link`` is public for what only a bus has (limit registers, homing offsets).
+
+    :param path: the bus adapter's serial port
+    :param arm: the arm (its servo map gives the ids, names and homing offsets)
+    :param protocol: ``Protocol.FEETECH`` or ``Protocol.DYNAMIXEL``
+    :param options: the link's settings (see :func:`bus_options`)
+    :param warn: where warnings go (the node's logger); each is said once
+    :param clock: the monotonic clock of the link and of :meth:`report` [s]
+    :raises ArmConfigError: if the arm's servos are calibrated in pulse widths
+    :raises ValueError: on a protocol that is not a bus's
+    """
+
+    unit: ServoUnit = 'count'
+
+    def __init__(self, path: str, arm: Arm, *, protocol: Protocol,
+                 options: LinkOptions = BUS_OPTIONS,
+                 warn: Callable[[str], None] = lambda message: None,
+                 clock: Callable[[], float] = time.monotonic,
+                 serial_factory: SerialFactory = open_serial) -> None:
+        joints, aux = arm.servo_map.count_servos()
+        servos: tuple[Union[CountCalibration, CountAuxServo], ...] = (*joints, *aux)
+        self._names = servo_names(arm.servo_map)
+        self._ids = servo_addresses(arm.servo_map)
+        self._joint_of = dict(zip(self._ids, self._names, strict=True))
+        self._top = {servo.channel: servo.counts_per_turn - 1 for servo in servos}
+        self._warn = warn
+        self._poll_hz = options.poll_hz
+        self._clock = clock
+        # State changes, appended by the link's I/O thread, taken by the driver's tick.
+        self._events: deque[LinkState] = deque()
+        self._connected_at = 0.0
+        self._register_cut: set[int] = set()       # servos already warned of a limit register
+        self._peak_voltage: dict[int, float] = {}
+        homing = {servo.channel: servo.homing_offset for servo in servos
+                  if servo.homing_offset is not None}
+        self.link = BusLink(path, protocol=protocol, ids=self._ids, options=options,
+                            homing_offsets=homing, serial_factory=serial_factory, clock=clock,
+                            on_state=self._on_state)
+
+    def _on_state(self, state: LinkState) -> None:
+        if state is LinkState.READY:
+            self._connected_at = self._clock()
+        self._events.append(state)
+
+    def servo_name(self, servo_id: int) -> str:
+        """Return ``'servo wrist_roll (id 5)'``: how messages name a servo."""
+        return f'servo {self._joint_of.get(servo_id, "?")} (id {servo_id})'
+
+    @property
+    def protocol(self) -> Protocol:
+        """Return the bus protocol."""
+        return self.link.protocol
+
+    @property
+    def path(self) -> str:
+        """Return the bus adapter's serial port."""
+        return self.link.path
+
+    @property
+    def state(self) -> LinkState:
+        """Return the link's state."""
+        return self.link.state
+
+    @property
+    def board_name(self) -> str:
+        """Return the servo models that answered ('STS3215 x6'), '' before any did."""
+        return self.link.board or ''
+
+    @property
+    def last_error(self) -> Optional[BaseException]:
+        """Return why the link last went down."""
+        return self.link.last_error
+
+    def start(self) -> None:
+        """Start the link's thread."""
+        self.link.start()
+
+    def take_events(self) -> list[LinkState]:
+        """Return the link's state changes since the last call, oldest first."""
+        events = []
+        while self._events:
+            events.append(self._events.popleft())
+        return events
+
+    def send(self, units: Sequence[float], move_s: float) -> None:
+        """Send every servo to its count [servo order], clamped into its limit registers.
+
+        The first time a register cuts a servo's command, one warning names the servo, the
+        goal and the register.
+        """
+        limits = self.link.limits()
+        goals = {}
+        for servo_id, unit in zip(self._ids, units, strict=True):
+            count = min(max(round(float(unit)), 0), self._top[servo_id])
+            goals[servo_id] = self._within_registers(servo_id, count, limits.get(servo_id))
+        self.link.set_goals(goals, min(max(move_s, 0.0), MOVE_MAX_S))
+
+    def _within_registers(self, servo_id: int, count: int,
+                          registers: Optional[tuple[int, int]]) -> int:
+        if registers is None or registers[0] > registers[1]:
+            return count        # not read yet (no goal reaches it then), or no range set
+        low, high = registers
+        clamped = min(max(count, low), high)
+        if clamped != count and servo_id not in self._register_cut:
+            self._register_cut.add(servo_id)
+            side, register = ('max', high) if count > high else ('min', low)
+            self._warn(f'{self.servo_name(servo_id)}: goal {count} beyond its {side} position '
+                       f'limit register {register}, clamped (said once per servo)')
+        return clamped
+
+    def attach(self, on: bool) -> None:
+        """Turn every servo's torque on, holding where it stands, or off (limp)."""
+        self.link.torque(on)
+
+    def report(self, now_s: float) -> Optional[ServoReport]:
+        """Return the counts the servos reported since the link connected, within three reads.
+
+        A servo that did not answer the latest read is None.
+        """
+        self._say_notices()
+        positions = self.link.positions()
+        if (positions is None or self._poll_hz <= 0.0
+                or now_s - positions.stamp_s > _REPORT_PERIODS / self._poll_hz
+                or positions.stamp_s < self._connected_at):
+            return None
+        units = tuple(None if positions.counts.get(i) is None else float(positions.counts[i])
+                      for i in self._ids)
+        return ServoReport(units, 1.0, positions.stamp_s)
+
+    def synced(self) -> bool:
+        """Return True once the goals and torque set so far went out (or cannot)."""
+        try:
+            self.link.sync(0.0)
+        except LinkTimeout:
+            return False
+        except LinkError:
+            return True
+        return True
+
+    def release(self, *, detach: bool) -> None:
+        """Turn the torque off (``detach``), else leave it on: the servos hold where they are."""
+        if detach:
+            self.link.torque(False)
+
+    def sync(self, timeout_s: float) -> None:
+        """Wait until the goals and torque set so far went out (see :meth:`BusLink.sync`)."""
+        self.link.sync(timeout_s)
+
+    def close(self) -> None:
+        """Close the link (the servos keep their torque as it is)."""
+        self._say_notices()
+        self.link.close()
+
+    def link_values(self) -> dict[str, object]:
+        """Return the port, the servos found and the link's counters for /diagnostics."""
+        link, stats = self.link, self.link.stats()
+        return {
+            'port': link.path, 'protocol': link.protocol.value, 'state': link.state.value,
+            'servos': self.board_name, 'answering ids': ' '.join(map(str, link.admitted())),
+            'reconnects': stats.reconnects, 'timeouts': stats.timeouts,
+            'retries': stats.retries, 'commands': stats.commands,
+            'coalesced': stats.coalesced, 'status packets': stats.acks,
+            **link.codec_counts(),
+            'round trip median [ms]': _ms(stats.rtt_median_s),
+            'round trip p99 [ms]': _ms(stats.rtt_p99_s)}
+
+    def health(self) -> tuple[ServoHealth, ...]:
+        """Return one condition per servo, in servo order (see the limits above)."""
+        self._say_notices()
+        conditions = self.link.health()
+        now_s = self._clock()
+        return tuple(self._health(servo_id, conditions[servo_id], now_s)
+                     for servo_id in self._ids)
+
+    def _health(self, servo_id: int, condition: ServoCondition, now_s: float) -> ServoHealth:
+        name = self.servo_name(servo_id)
+        values: dict[str, object] = {'id': servo_id, 'model': condition.model}
+        if condition.silent_since_s is not None:
+            silent_s = max(0.0, now_s - condition.silent_since_s)
+            return ServoHealth(name, HealthLevel.ERROR,
+                               f'silent for {silent_s:.1f} s: {name} does not answer (cable, '
+                               'id or supply)', values)
+        if condition.stamp_s is None:
+            return ServoHealth(name, HealthLevel.OK, 'waiting for its first readings', values)
+        problems: list[tuple[HealthLevel, str]] = []
+        temperature = condition.temperature_c
+        if temperature is not None:
+            values['temperature [C]'] = temperature
+            problems.append(_against(temperature, TEMPERATURE_WARN_C, TEMPERATURE_ERROR_C,
+                                     f'temperature {temperature:.0f} C', 'C'))
+        load = condition.load_percent
+        if load is not None:
+            values['load [%]'] = round(load, 1)
+            problems.append(_against(abs(load), LOAD_WARN_PERCENT, LOAD_ERROR_PERCENT,
+                                     f'load {abs(load):.0f} %', '%'))
+        voltage = condition.voltage_v
+        if voltage is not None:
+            values['voltage [V]'] = round(voltage, 2)
+            peak = max(self._peak_voltage.get(servo_id, voltage), voltage)
+            self._peak_voltage[servo_id] = peak
+            if voltage < peak * (1.0 - VOLTAGE_SAG_WARN):
+                problems.append((HealthLevel.WARN, f'voltage {voltage:.1f} V sags more than '
+                                 f'{VOLTAGE_SAG_WARN:.0%} below its {peak:.1f} V (supply too '
+                                 'weak for the load?)'))
+        words = condition.error_words
+        values['errors'] = ', '.join(words)
+        if words:
+            problems.append((HealthLevel.ERROR, f'reports {", ".join(words)}'))
+        worst = [(level, text) for level, text in problems if level > HealthLevel.OK]
+        if not worst:
+            return ServoHealth(name, HealthLevel.OK, 'ok', values)
+        level = max(level for level, _ in worst)
+        return ServoHealth(name, level, '; '.join(text for _, text in worst), values)
+
+    def _say_notices(self) -> None:
+        for notice in self.link.take_notices():
+            self._warn(f'{self.servo_name(notice.servo_id)}: {notice.text}')
+
+
+def _against(value: float, warn: float, error: float, what: str,
+             unit: str) -> tuple[HealthLevel, str]:
+    """Return the level of ``value`` against its WARN and ERROR limits, and why."""
+    if value >= error:
+        return HealthLevel.ERROR, f'{what} at or above the error limit {error:g} {unit}'
+    if value >= warn:
+        return HealthLevel.WARN, f'{what} at or above the warning limit {warn:g} {unit}'
+    return HealthLevel.OK, ''
+
+
+def _ms(seconds: Optional[float]) -> object:
+    return '' if seconds is None else 1e3 * seconds
