@@ -18,6 +18,7 @@ from std_msgs.msg import Bool
 from visualization_msgs.msg import InteractiveMarkerFeedback, MarkerArray
 
 from fabrik_ros.kinematics import Arm, IkResult, TargetError
+from fabrik_ros.kinematics.approach import ApproachMiss
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.monitoring.solve_stats import SolveStats
 from fabrik_ros.nodes.configured_node import ConfiguredNode
@@ -66,6 +67,13 @@ _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 _MARKER_RATE_HZ = 30.0
 # Targets are positions, not steps: when solving falls behind, only the newest one matters.
 _LATEST_TARGET = 1
+# A pose target whose tool axis ends farther than this from the asked approach gets a warning
+# and WARN diagnostics [deg]. The solver meets an approach the arm can meet to 1e-9 rad; a
+# hobby servo's gear backlash alone leaves the tool about a degree off, so a smaller miss is
+# not worth a line (/diagnostics reports every miss as it is).
+APPROACH_WARN_DEG = 1.0
+# A joint this near an end of its range is named as holding the tool off the approach [rad].
+_AT_LIMIT_RAD = 1e-6
 
 
 class FabrikIkNode(ConfiguredNode):
@@ -81,7 +89,10 @@ class FabrikIkNode(ConfiguredNode):
       frame), or (with ``use_pose_orientation``) has no usable orientation is dropped with a
       throttled warning naming the topic it came on. An unreachable one moves the arm to the
       closest pose within limits, with a warning that says whether the position or only the
-      approach direction is out of reach, and WARN diagnostics.
+      approach direction is out of reach, and WARN diagnostics. A pose target whose tool
+      axis ends more than ``APPROACH_WARN_DEG`` from its approach is warned of with the angle
+      and why (the part of the approach outside the arm's vertical plane, joints at a
+      limit), and /diagnostics carries the angle of every pose target.
     - Target subscriptions keep only the newest message (a burst leaves one solve: the
       latest); path poses all count, so ``target_path`` queues as usual.
     - ``ik_markers`` show the newest solution at most 30 times a second (latched), and
@@ -109,6 +120,7 @@ class FabrikIkNode(ConfiguredNode):
         self._command_sink = command_sink
         self._last_command: Optional[tuple[float, ...]] = None
         self._last_command_s = -math.inf      # when it was solved (monotonic) [s]
+        self._last_approach_error_rad: Optional[float] = None   # of the last solve
         self._joint_states: Optional[tuple[float, ...]] = None
         self._follower: Optional[PathFollower] = None
         self._path_started_s = 0.0
@@ -127,7 +139,8 @@ class FabrikIkNode(ConfiguredNode):
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._unpublished: Optional[tuple] = None
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
-        self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], reached=True)
+        self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
+                              reached=True)
         self._interactive: Optional[InteractiveTarget] = None
         if self._parameter('interactive_target'):
             self._interactive = InteractiveTarget.serve(
@@ -241,9 +254,13 @@ class FabrikIkNode(ConfiguredNode):
         self._path_topic = path.topic
         self._path_started_s = self._now_s()
         poses = f'{path.poses} pose' + ('s' if path.poses != 1 else '')
+        unused = ('a path steers the tool point only; use_pose_orientation applies to '
+                  'target_pose' if self._parameter('use_pose_orientation')
+                  else 'use_pose_orientation is false')
         self.get_logger().info(f'following {path.topic} ({poses}) from the tool position '
                                f'{_fmt(path.start_m)}: {path.follower.length_m:.3f} m in '
-                               f'{path.follower.duration_s:.2f} s')
+                               f"{path.follower.duration_s:.2f} s; its poses' orientations "
+                               f'are not used ({unused})')
         return self._follower
 
     def _on_path_timer(self) -> None:
@@ -300,7 +317,8 @@ class FabrikIkNode(ConfiguredNode):
         result = self._arm.ik(position_m, seed, approach=approach)
         self._stats.record(reached=result.reached, error_m=result.residual_m,
                            solve_s=time.perf_counter() - started)
-        if not result.reached:
+        self._last_approach_error_rad = result.approach_error_rad
+        if not result.reached or _approach_missed(result):
             self._warn_unreached(source, position_m, approach, result)
         self._last_command = tuple(float(a) for a in result.angles_rad)
         self._last_command_s = time.monotonic()
@@ -308,38 +326,67 @@ class FabrikIkNode(ConfiguredNode):
             self._command_sink(self._last_command)
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
-        self._unpublished = (result.angles_rad, position_m, result.reached)
+        self._unpublished = (result.angles_rad, position_m, approach, result.reached)
         if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
 
     def _warn_unreached(self, source: str, position_m, approach, result: IkResult) -> None:
-        """Say which part of the target cannot be met: the position, or only the approach."""
-        away = f'{1e3 * result.residual_m:.1f} mm away'
-        if approach is not None and self._arm.ik(position_m, self._seed()).reached:
-            cause = 'approach out of reach'
-            what = (f'is reachable, but not along the approach {_fmt(approach)}: moving to the '
-                    f'closest pose along it, {away}')
-        else:
+        """Say which part of the target is not met: the position, or the approach, and how far.
+
+        For a pose target the line gives the angle between the asked approach and the tool's
+        axis, and why: the part of the approach outside the arm's vertical plane (which the
+        tool's axis cannot leave) and the joints held at a limit.
+        """
+        away = f'{1e3 * result.residual_m:.1f} mm'
+        if approach is None:
             cause = 'out of reach'
-            what = f'is out of reach: moving to the closest pose, {away}'
+            what = f'is out of reach: moving to the closest pose, {away} away'
+        else:
+            miss = self._arm.approach_miss(result.angles_rad, approach)
+            tool = f'the tool {math.degrees(miss.error_rad):.1f} deg from it'
+            where = '' if result.reached else f', {away} from the target'
+            why = self._why_missed(miss, result)
+            if result.reached or self._arm.ik(position_m, self._seed()).reached:
+                cause = 'approach out of reach'
+                what = (f'is reachable, but not along the approach {_fmt(approach)}: moving '
+                        f'to a pose with {tool}{where}{why}')
+            else:
+                cause = 'out of reach'
+                what = (f'is out of reach: moving to a pose {away} away, with {tool} (the '
+                        f'approach {_fmt(approach)}){why}')
         if self._rejections.allow(cause):
             self.get_logger().warning(f'{source} {_fmt(position_m)} {what}')
+
+    def _why_missed(self, miss: ApproachMiss, result: IkResult) -> str:
+        """Return why the tool's axis misses the approach: the arm's plane, joint limits."""
+        reasons = []
+        if math.degrees(miss.out_of_plane_rad) > APPROACH_WARN_DEG:
+            reasons.append(f'{math.degrees(miss.out_of_plane_rad):.1f} deg of it lie outside '
+                           f"the arm's vertical plane, which the tool's axis cannot leave")
+        for joint, angle in zip(self._arm.joints, result.angles_rad, strict=True):
+            for end, word in ((joint.min_rad, 'lower'), (joint.max_rad, 'upper')):
+                if abs(float(angle) - end) <= _AT_LIMIT_RAD:
+                    reasons.append(f'{joint.name} at its {word} limit, '
+                                   f'{math.degrees(end):.1f} deg')
+        return f' ({"; ".join(reasons)})' if reasons else ''
 
     def _on_marker_timer(self) -> None:
         """Publish the newest solution if one came since the last; else rest until one does."""
         if self._unpublished is None:
             self._marker_timer.cancel()
             return
-        angles, target_m, reached = self._unpublished
+        angles, target_m, approach, reached = self._unpublished
         self._unpublished = None
-        self._publish_markers(angles, target_m, reached=reached)
+        self._publish_markers(angles, target_m, approach, reached=reached)
 
-    def _publish_markers(self, angles, target_m, *, reached: bool) -> None:
+    def _publish_markers(self, angles, target_m, approach, *, reached: bool) -> None:
         stamp = self.get_clock().now().to_msg()
         frame = self._arm.base_frame
+        approaches = (None if approach is None
+                      else (_unit(approach), tuple(self._arm.tool_axis(angles))))
         markers = solution_markers(self._arm.fk(angles), target_m, reached=reached,
-                                   frame_id=frame, stamp=stamp)
+                                   frame_id=frame, stamp=stamp, approach=approaches)
         reach_m = sum(link.length_m for link in self._arm.links)
         markers.markers.append(workspace_marker(reach_m, frame_id=frame, stamp=stamp))
         self._markers.publish(markers)
@@ -348,11 +395,22 @@ class FabrikIkNode(ConfiguredNode):
     def _on_diagnostics_timer(self) -> None:
         stats = self._stats
         figures = stats.report(self._diagnostics_period_s)
-        if stats.last_reached:
+        approach_rad = self._last_approach_error_rad
+        figures['last approach error [deg]'] = ('none asked' if approach_rad is None
+                                                else math.degrees(approach_rad))
+        missed = (approach_rad is not None
+                  and math.degrees(approach_rad) > APPROACH_WARN_DEG)
+        off = '' if approach_rad is None else (f'the tool {math.degrees(approach_rad):.1f} '
+                                               f'deg from its approach')
+        if stats.last_reached and not missed:
             level, message = Level.OK, f'{stats.solves} solves'
+        elif stats.last_reached:
+            level, message = Level.WARN, f'last target reached, but {off}'
         else:
             level = Level.WARN
             message = f'last target out of reach by {1e3 * stats.last_error_m:.1f} mm'
+            if missed:
+                message += f', {off}'
         status = diagnostic_status(status_name(self, 'inverse kinematics'), self._arm.base_frame,
                                    level, message, figures)
         self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), status))
@@ -370,6 +428,19 @@ class FabrikIkNode(ConfiguredNode):
         self._paths.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
+
+
+def _approach_missed(result: IkResult) -> bool:
+    """Return True when a pose target's tool axis ends beyond ``APPROACH_WARN_DEG`` of it."""
+    error = result.approach_error_rad
+    return error is not None and math.degrees(error) > APPROACH_WARN_DEG
+
+
+def _unit(vector) -> Vector:
+    """Return ``vector`` (non-zero: a checked approach) scaled to unit length."""
+    x, y, z = (float(v) for v in vector)
+    length = math.sqrt(x * x + y * y + z * z)
+    return (x / length, y / length, z / length)
 
 
 def _vector(values: np.ndarray) -> Vector:
