@@ -13,11 +13,12 @@ Rules, in order of priority, whenever the line is free:
 
 1. **Admission.** A servo gets no goal on a connection before its present position was read on
    it: admission pings it (unless the handshake did), reads its model number, position-limit
-   registers and homing offset, writes the arm file's homing offset where the servo holds
-   another (torque off first; Feetech EEPROM unlocked and locked again), reads its torque
-   state and then its present position; then it holds the torque the caller wants (on: goal =
-   present position, then torque on, each write answered). A servo that does not answer is
-   pinged again every ``REPING_S``.
+   registers and torque state, writes the arm file's homing offset where the servo holds
+   another (torque off first; Feetech EEPROM unlocked and locked again), then reads its
+   present position; then it holds the torque the caller wants (on: goal = present position,
+   then torque on, each write answered), or where the caller has not said, the torque it had
+   (an STS3215 torqued at power-up holds the arm again after its offset was written). A servo
+   that does not answer is pinged again every ``REPING_S``.
 2. **Torque.** ``torque(on)`` goes to every admitted servo by unicast writes, each answered:
    on = read its present position, write it as the goal, then torque on (the arm holds where
    it stands); off = torque off. Goals set before are dropped then.
@@ -493,14 +494,14 @@ class BusScheduler:
             return
         servo.limits = (limits[table.min_position_limit.name],
                         limits[table.max_position_limit.name])
+        torque = yield from self._read(servo, 'torque', [table.torque_enable])
+        if torque is None:
+            return
+        servo.torque = held = bool(torque[table.torque_enable.name])
         if table.homing_offset is not None:
             done = yield from self._homing_offset(servo, table.homing_offset)
             if not done:
                 return
-        torque = yield from self._read(servo, 'torque', [table.torque_enable])
-        if torque is None:
-            return
-        servo.torque = bool(torque[table.torque_enable.name])
         present = yield from self._read(servo, 'present position', [table.present_position])
         if present is None:
             return
@@ -509,7 +510,9 @@ class BusScheduler:
         if self._goal_set.get(servo.id, 0) <= begun:
             self._goals.pop(servo.id, None)     # set before the servo (re)appeared: stale
         servo.admitted = True
-        yield from self._hold_torque(servo)
+        # A servo that held the arm before its offset was written holds it again, where the
+        # arm now stands (an STS3215 is torqued at power-up: the arm must not drop).
+        yield from self._hold_torque(servo, held)
 
     def _homing_offset(self, servo: _Servo, register: Register
                        ) -> Generator[Request, Optional[StatusPacket], bool]:
@@ -549,9 +552,12 @@ class BusScheduler:
                                               f'{wanted}, and writing it failed'))
         return True
 
-    def _hold_torque(self, servo: _Servo) -> Task:
-        """Bring the servo's torque to what the caller wants; on: hold where it stands."""
-        want = self._torque_want
+    def _hold_torque(self, servo: _Servo, held: Optional[bool] = None) -> Task:
+        """Bring the servo's torque to what the caller wants; on: hold where it stands.
+
+        :param held: the torque to restore where the caller has not said (None: leave it)
+        """
+        want = self._torque_want if self._torque_want is not None else held
         table = servo.table
         if want is None or (want is False and servo.torque is False):
             return

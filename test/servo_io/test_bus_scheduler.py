@@ -199,6 +199,8 @@ def test_a_homing_offset_the_servo_lacks_is_written_with_torque_off_and_read_bac
     wire.run_for(0.3)
     table = wire.table
     assert wire.servo(2).homing_offset == 1024 and wire.servo(1).homing_offset == 0
+    assert wire.servo(2).torque is table.torque_on_at_power_up, 'holds the arm again'
+    assert round(wire.servo(2).shaft(wire.now)) == 2048, 'the arm did not move'
     assert wire.scheduler.homing_offsets()[2] == 1024
     names = ('Torque_Enable', 'Lock', 'Homing_Offset') if table.lock else (
         'Torque_Enable', 'Homing_Offset')
