@@ -2,11 +2,16 @@
 
 :class:`TimedBoard` is a :class:`~fabrik_ros.boardsim.SimBoard` that also keeps each chunk it
 reads with the time its first byte finished arriving on the modelled line (start bit, 8 data
-bits, stop bit: 86.8 µs per byte at 115200 baud, queued behind whatever is still on the line).
-Decoding happens after a run, in :func:`frames_from_chunks`, so the board thread does no extra
-work while the clock matters.
+bits, stop bit: 86.8 µs per byte at 115200 baud, 10 µs at 1 Mbaud, queued behind whatever is
+still on the line). Decoding happens after a run, in :func:`frames_from_chunks`, so the board
+thread does no extra work while the clock matters.
+
+On a servo bus (Feetech, Dynamixel) the frame that carries a target is the sync write of
+every servo's goal (servo_io/bus_scheduler.py); it is read as :class:`SyncGoals`, the goal
+count of each id. Unicast writes, reads and pings carry no target and stay instruction packets.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 import struct
 from typing import Optional
@@ -16,6 +21,10 @@ from priority import boost_current_thread
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.servo_io import Command, Frame, FrameDecoder, Protocol
 from fabrik_ros.servo_io.protocols import maestro, ssc32
+from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, Instruction, InstructionPacket
+from fabrik_ros.servo_io.protocols.control_tables import ControlTable, STS3215, XL430_W250
+from fabrik_ros.servo_io.protocols.dynamixel import DynamixelCodec
+from fabrik_ros.servo_io.protocols.feetech import FeetechCodec
 from fabrik_ros.servo_io.protocols.native import CRC_SIZE, HEADER_SIZE
 
 
@@ -31,11 +40,19 @@ class Chunk:
 class TimedFrame:
     """A command the board received and when its first byte had arrived [s, monotonic].
 
-    ``frame`` is a native Frame, an SSC-32U command or a Maestro command.
+    ``frame`` is a native Frame, an SSC-32U command, a Maestro command, or on a servo bus
+    :class:`SyncGoals` or another instruction packet.
     """
 
     first_byte_s: float
     frame: object
+
+
+@dataclass(frozen=True)
+class SyncGoals:
+    """A sync write that sets goal positions: the goal of each servo it names [counts, by id]."""
+
+    counts: Mapping[int, int]
 
 
 class TimedBoard(SimBoard):
@@ -56,6 +73,22 @@ class TimedBoard(SimBoard):
         """Record the chunk with its modelled arrival."""
         self._chunks.append(Chunk(first_byte_s, data))
 
+    def holds(self, channel: int) -> bool:
+        """Return whether output ``channel`` (a bus: servo id) drives: pulses or has torque on."""
+        if not self.protocol.is_bus:
+            return self.enabled[channel]
+        with self.firmware.lock:
+            return self.firmware.servo(channel).torque
+
+    def goals(self) -> dict[int, int]:
+        """Return each output's target by channel (a bus: goal register by id) [µs or counts]."""
+        if not self.protocol.is_bus:
+            return dict(enumerate(self.targets()))
+        table = _BUS[self.protocol][1]
+        with self.firmware.lock:
+            return {servo.servo_id: servo.register(table.goal_position)
+                    for servo in self.firmware.servos}
+
     def take_chunks(self) -> list[Chunk]:
         """Return the chunks recorded since the last call and start a new record."""
         chunks, self._chunks = self._chunks, []
@@ -71,6 +104,8 @@ def frames_from_chunks(chunks: list[Chunk], baud: int,
     the move time changes, a Set Target is stamped from that Set Speed: one write, one frame.
     """
     byte_s = 10.0 / baud if baud else 0.0
+    if protocol.is_bus:
+        return _bus_frames(chunks, byte_s, protocol)
     decoder = _DECODERS[protocol]()
     frames = []
     arrivals: list[float] = []      # of the bytes since the previous command ended
@@ -102,6 +137,48 @@ def _join_maestro_speeds(frames: list[TimedFrame]) -> list[TimedFrame]:
     return joined
 
 
+def _bus_frames(chunks: list[Chunk], byte_s: float, protocol: Protocol) -> list[TimedFrame]:
+    """Read instruction packets as the simulated servos do, each stamped from its first byte.
+
+    A packet's bytes are its codec's encoding of what it carries (a Dynamixel packet stuffed),
+    so the packet began that many bytes before the byte that completed it.
+    """
+    make_codec, table = _BUS[protocol]
+    codec = make_codec()
+    frames = []
+    arrivals: list[float] = []      # of the bytes since the previous packet ended
+    for chunk in chunks:
+        for offset, byte in enumerate(chunk.data):
+            arrivals.append(chunk.first_byte_s + offset * byte_s)
+            codec.feed(bytes((byte,)))
+            packet = codec.take_instruction()
+            while packet is not None:
+                size = len(codec.packet(packet.id, packet.instruction, packet.params))
+                frames.append(TimedFrame(arrivals[-size], _sync_goals(codec, table, packet)
+                                         or packet))
+                arrivals.clear()
+                packet = codec.take_instruction()
+    return frames
+
+
+def _sync_goals(codec: BusCodec, table: ControlTable,
+                packet: InstructionPacket) -> Optional[SyncGoals]:
+    """Return the goals a sync write sets, None for any other packet or a malformed one."""
+    width = codec.FIELD_BYTES
+    if packet.instruction != Instruction.SYNC_WRITE or len(packet.params) < 2 * width:
+        return None
+    address = int.from_bytes(packet.params[:width], 'little')
+    size = int.from_bytes(packet.params[width:2 * width], 'little')
+    body = packet.params[2 * width:]
+    goal = table.goal_position
+    if not address <= goal.address < goal.end <= address + size or len(body) % (size + 1):
+        return None
+    return SyncGoals({body[start]: goal.value_in(body[start + 1:start + 1 + size], address)
+                      for start in range(0, len(body), size + 1)})
+
+
+_BUS: dict[Protocol, tuple[type[BusCodec], ControlTable]] = {
+    Protocol.FEETECH: (FeetechCodec, STS3215), Protocol.DYNAMIXEL: (DynamixelCodec, XL430_W250)}
 _DECODERS = {Protocol.NATIVE: FrameDecoder, Protocol.SSC32: ssc32.Ssc32CommandDecoder,
              Protocol.MAESTRO: maestro.MaestroCommandDecoder}
 
@@ -109,8 +186,12 @@ _DECODERS = {Protocol.NATIVE: FrameDecoder, Protocol.SSC32: ssc32.Ssc32CommandDe
 def pulse_of(frame: object, channel: int) -> Optional[int]:
     """Return the pulse a host command sets on ``channel`` [µs], None if it sets none.
 
-    :param frame: a native Frame, an SSC-32U command or a Maestro command
+    On a servo bus: the goal a sync write sets on servo id ``channel`` [counts].
+
+    :param frame: a native Frame, an SSC-32U command, a Maestro command or a bus packet
     """
+    if isinstance(frame, SyncGoals):
+        return frame.counts.get(channel)
     if isinstance(frame, Frame):
         if frame.cmd != Command.SET_PULSES or len(frame.payload) < 4:
             return None

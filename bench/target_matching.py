@@ -1,10 +1,11 @@
 """Tell which target a frame on the serial line carries, so latency can be read per target.
 
-Targets sweep along a horizontal arc in front of the arm. The base-yaw angle of a point is its
-azimuth whatever the solver does with the pitch joints, so the yaw servo's pulse identifies the
-target: consecutive targets differ by ``step_us`` on the way out and the way back, and the
-way back is offset by half a step, so a pulse value recurs only once per sweep period (560
-targets by default: 1.1 s at 500 Hz, far longer than any latency measured). Every
+Targets sweep along a horizontal arc in front of the arm, around its yaw axis. The base-yaw
+angle of a point is its azimuth whatever the solver does with the pitch joints, so the yaw
+servo's pulse (on a servo bus: its goal count; "pulse" and "µs" below read "count" there)
+identifies the target: consecutive targets differ by ``step_us`` on the way out and the way
+back, and the way back is offset by half a step, so a pulse value recurs only once per sweep
+period (560 targets by default: 1.1 s at 500 Hz, far longer than any latency measured). Every
 ``hold_every``-th target repeats the one before it, so that the tool moves no faster than the
 driver's speed limit lets it follow: at the shipped 1.5 rad/s, 2 µs steps with every fourth
 target held are 1.18 rad/s at 500 Hz. A held target carries no new pulse and is not matched.
@@ -31,8 +32,8 @@ class YawSweep:
     """Targets whose yaw pulse encodes their index within a sweep period.
 
     :param arm: the arm; its first yaw joint carries the code
-    :param radius_m: horizontal distance of the arc from the base axis [m]
-    :param height_m: height of the arc [m]
+    :param radius_m: horizontal distance of the arc from the yaw axis [m]
+    :param height_m: height of the arc above the yaw joint's base point [m]
     :param step_us: yaw pulse change between consecutive moving targets (even) [µs]
     :param per_ramp: moving targets on the way out (and as many on the way back)
     :param hold_every: every this many targets, one repeats the previous (0 = never)
@@ -92,15 +93,24 @@ class YawSweep:
         return index - (index + 1) // self.hold_every if self.hold_every else index
 
     def points(self) -> list[tuple[float, float, float]]:
-        """Return the target point of each index in one period [m]."""
-        pulses = np.asarray(self.arm.servo_map.to_units(self.arm.home).units, dtype=float)
+        """Return the target point of each index in one period [m].
+
+        The point lies in the arm's vertical plane at the yaw the code commands: the yaw
+        joint's geometric angle (its zero and direction: the SO-101's pan turns against the
+        model's yaw), around the yaw axis (the SO-101's stands 39 mm ahead of its base link),
+        beside it by the tool's lateral offset at the home roll.
+        """
+        arm = self.arm
+        pulses = np.asarray(arm.servo_map.to_units(arm.home).units, dtype=float)
+        lateral = arm.model.lateral_m(arm.model.roll_of(arm.model.home))
+        yaw_joint = arm.joints[self.joint]
         out = []
         for index in range(self.period):
             pulses[self.joint] = self.pulse(index)
-            yaw = float(self.arm.servo_map.to_angles(pulses)[self.joint])
+            yaw = yaw_joint.geometric(float(arm.servo_map.to_angles(pulses)[self.joint]))
             wave = math.sin(2.0 * math.pi * self._moved(index) / self.per_ramp)
-            out.append((self.radius_m * math.cos(yaw), self.radius_m * math.sin(yaw),
-                        self.height_m + self.bob_m * wave))
+            out.append(arm.model.to_base(self.radius_m, lateral,
+                                         self.height_m + self.bob_m * wave, yaw))
         return out
 
     def check(self) -> None:
