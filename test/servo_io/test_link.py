@@ -69,7 +69,8 @@ def test_detach_stops_the_pulses_and_positions_report_none(sim_board, servo_link
     link.detach()
     link.sync(2.0)
     assert board.wait_until(lambda b: b.pulses() == (0,) * 6, 2.0)
-    assert _poll(lambda: link.positions().pulses_us == (None,) * 6, 2.0)
+    assert _poll(lambda: link.positions() is not None
+                 and link.positions().pulses_us == (None,) * 6, 2.0)
 
 
 @pytest.mark.timeout(15)
