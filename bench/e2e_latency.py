@@ -1,7 +1,8 @@
-"""Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board at 115200 baud.
+"""Benchmark end to end: target_point → fabrik_ik → servo_driver → simulated board or servo bus.
 
 This process publishes PointStamped targets at a fixed rate and hosts the simulated board
-(each protocol in turn, on a pty, modelling the serial line, 115200 baud unless ``--baud``).
+(each protocol in turn, on a pty, modelling the serial line, 115200 baud unless ``--baud``;
+the bus protocols drive the SO-101's six simulated servos, ``config/so101.yaml``, at 1 Mbaud).
 Both run at real-time priority where allowed (priority.py), so that a busy machine delays the
 nodes under test, not the measuring instrument. The nodes run as their own processes: the two
 executables, or both composed in one, ``fabrik_arm`` (``--layout``), with the parameters
@@ -9,18 +10,18 @@ arm.launch.py gives them and the shipped defaults for the rest (``--tuned``: the
 benchmark tuning, a 500 Hz driver tick and a 100 rad/s speed limit).
 
 Latency is the time from just before ``publish()`` to the arrival of the first byte of the
-command (native SET_PULSES, SSC-32U group move, Maestro Set Target) that carries the target's
-pulses (target_matching.py explains how commands are matched to targets). Per rate: median,
-p99, max; the p99 over every target of the wait until a frame carried it or a newer one
-(``any p99``); targets carried by a frame (sent) or superseded before one (coalesced); CPU
-per process. A longer run at 500 Hz then tracks memory (RSS) and whether latency creeps up
-(a growing backlog). With ``--probe`` the benchmark also listens to joint_commands, to split
-the latency at the IK node's output (the probe adds a subscriber and a spinning thread, so
-headline figures come from runs without it). Prints a table and writes
+command (native SET_PULSES, SSC-32U group move, Maestro Set Target, the bus's sync write of
+goals) that carries the target's pulses or counts (target_matching.py explains how commands are
+matched to targets). Per rate: median, p99, max; the p99 over every target of the wait until a
+frame carried it or a newer one (``any p99``); targets carried by a frame (sent) or superseded
+before one (coalesced); CPU per process. A longer run at 500 Hz then tracks memory (RSS) and
+whether latency creeps up (a growing backlog). With ``--probe`` the benchmark also listens to
+joint_commands, to split the latency at the IK node's output (the probe adds a subscriber and a
+spinning thread, so headline figures come from runs without it). Prints a table and writes
 bench/out/e2e_latency.json.
 
     .venv/bin/python bench/e2e_latency.py [--quick] [--layout two_process composed]
-        [--protocol native ssc32 maestro] [--tuned]
+        [--protocol native ssc32 maestro feetech dynamixel] [--tuned]
 """
 
 import argparse
@@ -58,12 +59,14 @@ from target_matching import match_frames, staleness, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.nodes.executor import executor_kind, EXECUTOR_VARIABLE  # noqa: E402
-from fabrik_ros.servo_io import Protocol, PWM_PROTOCOLS  # noqa: E402
+from fabrik_ros.servo_io import BUS_PROTOCOLS, Protocol, PWM_PROTOCOLS  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
+BUS_CONFIG = ROOT / 'config' / 'so101.yaml'     # Feetech STS3215 on the arm, ids 1-6
 OUT = Path(__file__).parent / 'out' / 'e2e_latency.json'
 LOG_DIR = ROOT / 'build' / 'bench'
 BAUD = 115200
+BUS_BAUD = 1_000_000
 PROBE_SPIN_S = 0.01
 RATES_HZ = (50, 200, 500)
 SOAK_RATE_HZ = 500
@@ -145,12 +148,15 @@ class Rig:
                  tuned: bool = False, baud: int = BAUD, probe: bool = False,
                  realtime: bool = True, profile_dir: Optional[Path] = None,
                  niceness: int = 0, bob_m: float = 0.0) -> None:
-        self.arm = load_arm(CONFIG)
+        config = BUS_CONFIG if protocol.is_bus else CONFIG
+        self.arm = load_arm(config)
         self.sweep = YawSweep(self.arm, bob_m=bob_m)
         self.sweep.check()
         self.points = self.sweep.points()
         self.protocol = protocol
-        self.board = TimedBoard(protocol, channels=len(self.arm.joints),
+        servos = (*self.arm.servo_map.calibrations, *self.arm.servo_map.aux)
+        channels = max(s.channel for s in servos) if protocol.is_bus else len(self.arm.joints)
+        self.board = TimedBoard(protocol, channels=channels,
                                 link_path=str(directory / 'ttyBENCH'), baud=baud,
                                 realtime=realtime).start()
         self.baud = baud
@@ -158,7 +164,7 @@ class Rig:
         settings = make(self.board.path, len(self.arm.joints), protocol=protocol.value,
                         baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
-            layout, CONFIG, parameter_file(settings, directory), LOG_DIR,
+            layout, config, parameter_file(settings, directory), LOG_DIR,
             profile_dir=profile_dir, niceness=niceness)
         # after the nodes are spawned: they keep normal priority
         self.publisher_realtime = realtime and boost_current_thread()
@@ -225,22 +231,22 @@ class Rig:
         """Wait until the nodes are up and a target travels all the way to the board."""
         deadline = time.monotonic() + START_TIMEOUT_S
         channel = self.sweep.channel
-        while self.publisher.get_subscription_count() < 1 or not self.board.enabled[channel]:
+        while self.publisher.get_subscription_count() < 1 or not self.board.holds(channel):
             self._check_alive(deadline, 'the nodes to start and the driver to enable servos')
             time.sleep(0.05)
         while True:
             self.index = 0
             self.publish()
-            if self.board.wait_until(lambda b: b.targets()[channel] == self.sweep.pulse(0),
+            if self.board.wait_until(lambda b: b.goals()[channel] == self.sweep.pulse(0),
                                      0.1):
                 break
             self._check_alive(deadline, 'a first target to reach the board')
         # The pitch joints come from the home pose at the speed limit (about a second): a
         # step of theirs would hold up the yaw's in the first measured targets.
-        settled = self.board.targets()
-        while self.board.wait_until(lambda b, before=settled: b.targets() != before,
+        settled = self.board.goals()
+        while self.board.wait_until(lambda b, before=settled: b.goals() != before,
                                     SETTLED_S):
-            settled = self.board.targets()
+            settled = self.board.goals()
             self._check_alive(deadline, 'the arm to arrive at the first target')
 
     def _check_alive(self, deadline: float, what: str) -> None:
@@ -354,7 +360,9 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
             instrument_realtime = rig.publisher_realtime and rig.board.realtime
         finally:
             exit_codes = rig.close()
+    config = BUS_CONFIG if protocol.is_bus else CONFIG
     return {'layout': layout.value, 'protocol': protocol.value,
+            'config': config.relative_to(ROOT).as_posix(),
             'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud, 'bob_m': bob_m,
             'executor': executor_kind().value, 'node_niceness': niceness,
             'instrument_realtime': instrument_realtime,
@@ -372,7 +380,8 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
 def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
     load = '–'.join(f'{x:.1f}' for x in result['loadavg_1min'])
-    print(f'end to end, {result["layout"]}, {result["protocol"]} ({result["settings"]}, '
+    print(f'end to end, {result["layout"]}, {result["protocol"]}, {result["config"]} '
+          f'({result["settings"]}, '
           f'{result["baud"]} baud, {result["executor"]} executor, nice '
           f'{result["node_niceness"]}; load average {load}), target published → first byte of '
           'its frame')
@@ -407,7 +416,7 @@ def main() -> None:
     parser.add_argument('--soak', type=float, help='seconds of the 500 Hz soak')
     shipped = [Layout.TWO_PROCESS.value, Layout.COMPOSED.value]
     parser.add_argument('--layout', nargs='+', choices=shipped, default=shipped)
-    protocols = [p.value for p in PWM_PROTOCOLS]
+    protocols = [p.value for p in PWM_PROTOCOLS + BUS_PROTOCOLS]
     parser.add_argument('--protocol', nargs='+', choices=protocols, default=protocols)
     parser.add_argument('--rates', nargs='+', type=int, default=RATES_HZ,
                         help='target rates [Hz]')
@@ -418,7 +427,8 @@ def main() -> None:
                         help='nice value added to the node processes (e.g. -10)')
     parser.add_argument('--tuned', action='store_true',
                         help='the former tuning: 500 Hz driver tick, 100 rad/s speed limit')
-    parser.add_argument('--baud', type=int, default=BAUD, help='serial line speed [bit/s]')
+    parser.add_argument('--baud', type=int, help='serial line speed [bit/s]; default '
+                        f'{BAUD} (PWM boards), {BUS_BAUD} (servo buses)')
     parser.add_argument('--no-realtime', action='store_true',
                         help='run the board and publisher threads at normal priority')
     parser.add_argument('--bob', type=float, default=0.0,
@@ -441,7 +451,8 @@ def main() -> None:
             key = f'{layout.value}/{protocol.value}'
             results[key] = measure_layout(layout, budget, protocol=protocol,
                                           rates_hz=tuple(args.rates), tuned=args.tuned,
-                                          baud=args.baud, probe=args.probe,
+                                          baud=args.baud or (BUS_BAUD if protocol.is_bus
+                                                             else BAUD), probe=args.probe,
                                           realtime=not args.no_realtime, niceness=args.nice,
                                           bob_m=args.bob)
             print_layout(results[key])
