@@ -8,6 +8,9 @@ more than :data:`MAX_PATH_POSES` is refused at once. A path within the limit is
 deserialized, checked and sampled on one worker thread, and handed back to the executor's
 thread when it is ready; meanwhile other targets are answered as usual. A target that comes
 in while a path is being prepared supersedes it, as a new target ends a path being followed.
+Only the poses' positions are read: a path steers the tool point, whatever
+``use_pose_orientation`` says (it applies to target_pose), and the line fabrik_ik logs when it
+starts following a path says so.
 """
 
 from concurrent.futures import ThreadPoolExecutor
