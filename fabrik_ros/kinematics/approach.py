@@ -43,6 +43,16 @@ def angle_between(first: Sequence[float], second: Sequence[float]) -> float:
     return math.atan2(cross, ax * bx + ay * by + az * bz)
 
 
+def in_base(yaw_rad: float, direction: complex) -> tuple[float, float, float]:
+    """Return a direction of the arm's vertical plane (along + i up) in the base frame.
+
+    >>> [round(v, 9) + 0.0 for v in in_base(math.pi / 2, complex(0.6, 0.8))]
+    [0.0, 0.6, 0.8]
+    """
+    return (direction.real * math.cos(yaw_rad), direction.real * math.sin(yaw_rad),
+            direction.imag)
+
+
 def approach_miss(asked: Sequence[float], axis: Sequence[float], yaw_rad: float) -> ApproachMiss:
     """Return how far the tool's ``axis`` is from the ``asked`` direction, and the forced part.
 

@@ -383,8 +383,8 @@ class FabrikIkNode(ConfiguredNode):
     def _publish_markers(self, angles, target_m, approach, *, reached: bool) -> None:
         stamp = self.get_clock().now().to_msg()
         frame = self._arm.base_frame
-        approaches = (None if approach is None
-                      else (_unit(approach), tuple(self._arm.tool_axis(angles))))
+        approaches = (None if approach is None       # a pose's x axis: a unit vector
+                      else (approach, tuple(self._arm.tool_axis(angles))))
         markers = solution_markers(self._arm.fk(angles), target_m, reached=reached,
                                    frame_id=frame, stamp=stamp, approach=approaches)
         reach_m = sum(link.length_m for link in self._arm.links)
@@ -434,13 +434,6 @@ def _approach_missed(result: IkResult) -> bool:
     """Return True when a pose target's tool axis ends beyond ``APPROACH_WARN_DEG`` of it."""
     error = result.approach_error_rad
     return error is not None and math.degrees(error) > APPROACH_WARN_DEG
-
-
-def _unit(vector) -> Vector:
-    """Return ``vector`` (non-zero: a checked approach) scaled to unit length."""
-    x, y, z = (float(v) for v in vector)
-    length = math.sqrt(x * x + y * y + z * z)
-    return (x / length, y / length, z / length)
 
 
 def _vector(values: np.ndarray) -> Vector:

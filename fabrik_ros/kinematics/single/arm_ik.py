@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
-from fabrik_ros.kinematics.approach import angle_between
+from fabrik_ros.kinematics.approach import angle_between, in_base
 from fabrik_ros.kinematics.description.joint import Joint
 from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, wrap
 from fabrik_ros.kinematics.errors import TargetError
@@ -327,9 +327,7 @@ def _approach_miss(answer: PlanarAnswer, approach: Vec3, tool_turn_rad: float) -
     """Return the angle between the asked approach and a planar answer's tool axis [rad]."""
     axis = answer.solution.directions[-1] * complex(math.cos(tool_turn_rad),
                                                     -math.sin(tool_turn_rad))
-    yaw = answer.plane.yaw_rad
-    return angle_between(approach, (axis.real * math.cos(yaw), axis.real * math.sin(yaw),
-                                    axis.imag))
+    return angle_between(approach, in_base(answer.plane.yaw_rad, axis))
 
 
 def turn_to_target(ik: ArmIk, yaw: Joint, target: Vec3, answer: PlanarAnswer, *, bend: Bend,

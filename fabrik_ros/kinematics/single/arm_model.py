@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from fabrik_ros.kinematics.approach import in_base
 from fabrik_ros.kinematics.description.joint import Joint, JointKind
 from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.elementwise import phase
@@ -171,8 +172,7 @@ class ArmModel:
         """
         yaw = float(angles[0]) if self.yaw is not None else 0.0
         pitch = math.fsum(float(angles[i]) for i in self.pitch_index)
-        along = math.cos(pitch)
-        return (along * math.cos(yaw), along * math.sin(yaw), math.sin(pitch))
+        return in_base(yaw, complex(math.cos(pitch), math.sin(pitch)))
 
     def _pitch_points(self, pitches: Sequence[float]) -> tuple[list[complex], complex]:
         """Return the pitch axes' points in the plane and the last pitch link's direction."""
