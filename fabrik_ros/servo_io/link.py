@@ -140,15 +140,16 @@ class ServoLink:
             self._pulses.set((merged, round(move_s * 1000)))
         if pending:
             return           # a pending command already has the I/O thread's attention
-        sent = False
+        sent = behind = False
 
         def take(now_s: float) -> Optional[bytes]:
-            nonlocal sent
+            nonlocal sent, behind
             data = self._scheduler.next_write(now_s)
             sent = not self._pulses.unsent()   # a newer command wakes the thread itself
+            behind = self._scheduler.has_work(now_s)   # a position read follows right behind
             return data
 
-        if self._connection.write_now(take) and sent:
+        if self._connection.write_now(take) and sent and not behind:
             self._connection.nudge()   # ends a short wait, so that the I/O thread sees the answer
         else:
             self._connection.wake()

@@ -25,8 +25,12 @@ Rules, in order of priority:
   Without acknowledgements, every channel is carried at least every ``REFRESH_EVERY_S``, one
   channel at a time, so a write the line lost unnoticed is made good without a command that
   carries them all at once (31 bytes, 2.7 ms on an SSC-32U) holding up the next target.
-- One position read may be on its way beside them; when it falls due, no new pulse command
-  starts until it has gone out, so reads are never starved.
+- One position read may be on its way beside them. A read never holds a pulse command back:
+  a command waiting for the line goes first, and while commands stream (one went out within
+  a poll period) a read that falls due waits for the next one and follows right behind it,
+  in the gap before the command after. A read that has waited a whole poll period goes
+  first, so that a line saturated with commands still carries reads; the watchdog's
+  keep-alive never waits.
 - An unanswered request is re-sent up to ``max_retries`` times (so is one refused with
   NACK BAD_CRC), unless a newer value of the same setting has gone out since; after
   ``lost_after`` requests in a row are given up, :class:`~fabrik_ros.servo_io.errors.LinkLost`.
@@ -35,6 +39,7 @@ Rules, in order of priority:
 from collections.abc import Callable
 from dataclasses import dataclass, field
 import enum
+import math
 from typing import Optional
 
 from fabrik_ros.servo_io.errors import BoardRefused, LinkLost
@@ -135,6 +140,7 @@ class Scheduler:
         self._next_pulse_s = 0.0
         self._next_poll_s = 0.0
         self._last_write_s = 0.0
+        self._last_pulses_s = -math.inf    # when the last pulse command was written
         self.positions: Optional[Positions] = None
         self._applied_pulses: Optional[tuple[int, ...]] = None     # on the board
         self._applied_version = 0
@@ -161,6 +167,7 @@ class Scheduler:
         self.failures = 0
         self._line_free_s = self._next_pulse_s = self._next_poll_s = 0.0
         self._last_write_s = now_s
+        self._last_pulses_s = -math.inf
         self._applied_pulses, self._applied_version = None, 0
 
     def note_write(self, data: bytes, now_s: float) -> None:
@@ -204,6 +211,8 @@ class Scheduler:
     def _write(self, job: Job, transaction: Transaction, now_s: float, attempt: int) -> bytes:
         if attempt == 0:
             job.written += 1
+        if job.sharing is Sharing.PULSES:
+            self._last_pulses_s = now_s
         self.note_write(transaction.data, now_s)
         if transaction.answer is AnswerKind.NONE:
             self._answered(job, Answer(b''), now_s)
@@ -238,11 +247,10 @@ class Scheduler:
         if alone is not None:
             return alone if not self._jobs else None
         reading = any(job.sharing is Sharing.READ for job in self._jobs)
-        if self._poll_due(now_s) and not reading:
+        pulses = self._pulses_may_go(now_s)
+        if not reading and self._poll_due(now_s, pulses_waiting=pulses):
             return 'positions'
-        if self._pulses_may_go(now_s):
-            return 'pulses'
-        return None
+        return 'pulses' if pulses else None
 
     def _alone_due(self) -> Optional[str]:
         if self.limits.unsent():
@@ -285,8 +293,10 @@ class Scheduler:
                                                        self.pulses.value[0]),
                                   board_mask=mask)
         if choice == 'positions':
-            poll_hz = self.options.poll_hz
-            self._next_poll_s = now_s + 1.0 / poll_hz if poll_hz else now_s
+            period_s = 1.0 / self.options.poll_hz if self.options.poll_hz else 0.0
+            # On a fixed grid, so that a read waiting for a command does not slow the reads.
+            on_grid = now_s - self._next_poll_s < period_s
+            self._next_poll_s = (self._next_poll_s if on_grid else now_s) + period_s
             return Job('positions', self._dialect.poll(), self._store_positions, Sharing.READ)
         pulses, move_ms = self.pulses.value
         if self.options.max_rate_hz:
@@ -351,12 +361,24 @@ class Scheduler:
         on_the_way = sum(1 for job in self._jobs if job.sharing is Sharing.PULSES)
         return on_the_way < self.options.max_in_flight
 
-    def _poll_due(self, now_s: float) -> bool:
-        """Return True when positions are to be read, or the board's watchdog fed."""
+    def _poll_due(self, now_s: float, pulses_waiting: bool) -> bool:
+        """Return True when positions are to be read now, or the board's watchdog fed.
+
+        A read that falls due while commands stream waits for the next command and goes
+        right behind it (the module docstring says why), at most a poll period.
+        """
         keepalive_s = self._keepalive_at()
         if keepalive_s is not None and now_s >= keepalive_s:
             return True
-        return bool(self.options.poll_hz) and now_s >= self._next_poll_s
+        poll_hz = self.options.poll_hz
+        if not poll_hz or now_s < self._next_poll_s:
+            return False
+        if now_s >= self._next_poll_s + 1.0 / poll_hz:
+            return True                 # waited a whole period: commands saturate the line
+        if pulses_waiting:
+            return False                # the command first, the read right behind it
+        streaming = now_s - self._last_pulses_s < 1.0 / poll_hz
+        return not streaming or self._last_pulses_s >= self._next_poll_s
 
     def _keepalive_at(self) -> Optional[float]:
         """Return when the board's watchdog must hear from the link again, if it is on."""
@@ -456,17 +478,18 @@ class Scheduler:
         answers on their way must not make the link spin.
         """
         due = [flight.deadline_s for flight in self._flights]
-        if self._has_work(now_s):
+        if self.has_work(now_s):
             due.append(max(self._line_free_s, now_s))
         timers = [self._keepalive_at()]
         if self.options.poll_hz:
-            timers.append(self._next_poll_s)
+            # a read waiting for the next command goes anyway a period after it fell due
+            timers += [self._next_poll_s, self._next_poll_s + 1.0 / self.options.poll_hz]
         if self.pulses.unsent() and self.options.max_rate_hz:
             timers.append(self._next_pulse_s)
         due += [at for at in timers if at is not None and at > now_s]
         return min(due, default=now_s + 1.0)
 
-    def _has_work(self, now_s: float) -> bool:
+    def has_work(self, now_s: float) -> bool:
         """Return True if a request could go out as soon as the line is free."""
         if self._resend:
             return True
