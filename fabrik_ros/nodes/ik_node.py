@@ -344,17 +344,18 @@ class FabrikIkNode(ConfiguredNode):
             what = f'is out of reach: moving to the closest pose, {away} away'
         else:
             miss = self._arm.approach_miss(result.angles_rad, approach)
-            tool = f'the tool {math.degrees(miss.error_rad):.1f} deg from it'
-            where = '' if result.reached else f', {away} from the target'
-            why = self._why_missed(miss, result)
+            off = (f'with the tool {math.degrees(miss.error_rad):.1f} deg from'
+                   if _approach_missed(result) else 'along')
+            why = self._why_missed(miss, result) if _approach_missed(result) else ''
             if result.reached or self._arm.ik(position_m, self._seed()).reached:
                 cause = 'approach out of reach'
+                where = '' if result.reached else f', {away} from the target'
                 what = (f'is reachable, but not along the approach {_fmt(approach)}: moving '
-                        f'to a pose with {tool}{where}{why}')
+                        f'to a pose {off} it{where}{why}')
             else:
                 cause = 'out of reach'
-                what = (f'is out of reach: moving to a pose {away} away, with {tool} (the '
-                        f'approach {_fmt(approach)}){why}')
+                what = (f'is out of reach: moving to a pose {away} away, {off} the approach '
+                        f'{_fmt(approach)}{why}')
         if self._rejections.allow(cause):
             self.get_logger().warning(f'{source} {_fmt(position_m)} {what}')
 

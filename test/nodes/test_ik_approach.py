@@ -116,6 +116,20 @@ def test_a_pose_whose_approach_leaves_the_arms_plane_is_warned_though_its_point_
     assert [line for line in lines if expected in line], lines
 
 
+def test_a_pose_kept_along_its_approach_but_short_of_its_point_says_so(ros, arm_args, capfd):
+    """(0.1, 0, 0.05) is reachable, but not with the tool along +x: the tool stays along it."""
+    rig = Rig(ros, arm_args, sim_arm=False, extra=ORIENTED)
+    rig.publish('target_pose', PoseStamped, _pose((0.1, 0.0, 0.05)))
+    command = rig.wait_for_commands(1)
+    assert _degrees_between((1.0, 0.0, 0.0), _tool_axis(command.position)) < 1e-3
+    short_mm = 1e3 * np.linalg.norm(ARM.fk(list(command.position))[-1] - (0.1, 0.0, 0.05))
+    assert short_mm > 1.0
+    logged = _ik_log_lines(capfd)
+    assert [line for line in logged if line.endswith(
+        '(0.100, 0.000, 0.050) is reachable, but not along the approach (1.000, 0.000, 0.000): '
+        f'moving to a pose along it, {short_mm:.1f} mm from the target')], logged
+
+
 def test_a_met_approach_is_not_warned_and_a_point_target_reports_none_asked(
         ros, arm_args, capfd):
     rig = Rig(ros, arm_args, sim_arm=False, extra=ORIENTED)
