@@ -28,6 +28,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
+from fabrik_ros.nodes.gap_pacer import GapPacer
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -138,6 +139,8 @@ class FabrikIkNode(ConfiguredNode):
         self._path_timer.cancel()
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._unpublished: Optional[tuple] = None
+        # Markers right after a command while targets stream, never just before one (gap_pacer)
+        self._marker_pacer = GapPacer(1.0 / _MARKER_RATE_HZ)
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True)
@@ -327,7 +330,9 @@ class FabrikIkNode(ConfiguredNode):
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
-        if self._marker_timer.is_canceled():
+        if self._marker_pacer.after_target(time.monotonic()):
+            self._publish_unpublished()
+        elif self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
 
@@ -373,10 +378,16 @@ class FabrikIkNode(ConfiguredNode):
         return f' ({"; ".join(reasons)})' if reasons else ''
 
     def _on_marker_timer(self) -> None:
-        """Publish the newest solution if one came since the last; else rest until one does."""
+        """Publish the newest solution if one came since the last; else rest until one does.
+
+        While targets stream, they carry the markers (:class:`GapPacer` says when).
+        """
         if self._unpublished is None:
             self._marker_timer.cancel()
-            return
+        elif self._marker_pacer.on_timer(time.monotonic()):
+            self._publish_unpublished()
+
+    def _publish_unpublished(self) -> None:
         angles, target_m, approach, reached = self._unpublished
         self._unpublished = None
         self._publish_markers(angles, target_m, approach, reached=reached)
