@@ -15,6 +15,8 @@ from typing import Optional
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PoseStamped
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import GetParameters
 from rclpy.client import Client
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
@@ -31,6 +33,8 @@ from fabrik_ros.nodes.ros_parameters import (
     refuse_unknown_overrides,
 )
 from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.webview.calibration import CalibrationError
+from fabrik_ros.webview.calibration_by_hand import HandCalibrationSession
 from fabrik_ros.webview.calibration_session import CalibrationSession
 from fabrik_ros.webview.status_view import Status, StatusBoard
 
@@ -40,6 +44,8 @@ INSTALL_HINT = 'web_view needs viser and yourdfpy: pip install viser yourdfpy'
 _NEWEST_TARGET_ONLY = QoSProfile(depth=1, durability=DurabilityPolicy.VOLATILE)
 # As fabrik_ik publishes it: latched, so a page opened later shows the current verdict.
 _REACHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# No arm has more servos than this: a servo_positions message naming more is not the driver's.
+_MAX_SERVOS = 64
 
 
 class WebViewNode(ConfiguredNode):
@@ -50,6 +56,8 @@ class WebViewNode(ConfiguredNode):
     - Out: ``target_point`` as the gizmo is dragged (``target_pose``, with its orientation,
       when ``use_pose_orientation``), ``<driver>/jog_us`` while calibrating.
     - Calls ``<driver>/home`` and ``<driver>/enable``.
+    - Bus servos: ``<driver>/servo_positions`` (their counts, as the arm is moved by hand),
+      and the driver's ``protocol`` parameter (the homing offset's sign per maker).
     """
 
     def __init__(self, **node_options) -> None:
@@ -70,15 +78,18 @@ class WebViewNode(ConfiguredNode):
         # What the user last asked of ~/enable, until the driver reports it (or refuses):
         # reports published before the driver took the request must not flip the box back.
         self._asked_enabled: Optional[bool] = None
+        session = self._calibration_session()
         self.page = WebPage(self._arm, host=self._parameter('host'),
                             port=self._parameter('port'), actions=self,
-                            calibration=self._calibration_session(),
+                            calibration=session,
                             jog_range_us=self._jog_range_us(),
                             orientation=self._parameter('use_pose_orientation'))
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self.create_subscription(MarkerArray, 'ik_markers', self._on_markers, 10)
         self.create_subscription(Bool, 'target_reached', self._on_reached, _REACHED_QOS)
         self.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
+        if isinstance(session, HandCalibrationSession):
+            self._listen_to_bus_servos(driver, session)
         self._announce()
 
     def _announce(self) -> None:
@@ -115,14 +126,46 @@ class WebViewNode(ConfiguredNode):
                                        '[min, max] with 0.0 < min < max')
         return bounds[0], bounds[1]
 
-    def _calibration_session(self) -> CalibrationSession:
+    def _calibration_session(self) -> CalibrationSession | HandCalibrationSession:
         source = Path(self._parameter('arm_file')) if self._parameter('arm_file') else None
         target = self._parameter('calibration_file')
         if target:
             target = Path(target)
         elif source is not None:
             target = source.with_name(f'{source.stem}.calibrated{source.suffix}')
+        if self._arm.servo_map.unit == 'count':
+            return HandCalibrationSession(self._arm, source, target or None)
         return CalibrationSession(self._arm, source, target or None)
+
+    def _listen_to_bus_servos(self, driver: str, session: HandCalibrationSession) -> None:
+        """Show the servos' counts; ask the driver's protocol until it answers."""
+        self._hand = session
+        self.create_subscription(JointState, f'{driver}/servo_positions',
+                                 self._on_servo_positions, 10)
+        self._driver_parameters: Client[GetParameters.Request, GetParameters.Response] = \
+            self.create_client(GetParameters, f'{driver}/get_parameters')
+        self._protocol_timer = self.create_timer(1.0, self._ask_protocol)
+
+    def _on_servo_positions(self, msg: JointState) -> None:
+        if len(msg.name) == len(msg.position) <= _MAX_SERVOS:
+            self.page.show_servo_positions(dict(zip(msg.name, msg.position, strict=True)))
+
+    def _ask_protocol(self) -> None:
+        if not self._driver_parameters.service_is_ready():
+            return
+        self._protocol_timer.cancel()
+        self._driver_parameters.call_async(GetParameters.Request(names=['protocol'])) \
+            .add_done_callback(self._on_protocol)
+
+    def _on_protocol(self, done) -> None:
+        values = done.result().values if done.exception() is None else []
+        if not values or values[0].type != ParameterType.PARAMETER_STRING:
+            self._protocol_timer.reset()    # not answered (yet): ask again
+            return
+        try:
+            self._hand.set_protocol(values[0].string_value)
+        except CalibrationError as error:
+            self.page.show_reply(f'calibration by hand: {error}')
 
     # -- from the arm to the page ------------------------------------------------------------
 

@@ -150,6 +150,12 @@ class HandCalibrationSession:
         self._raw: dict[str, float] = {}
         self._marks: dict[str, CountMarks] = {}
         self._homing_sign: Optional[int] = None
+        self._protocol: Optional[str] = None
+
+    @property
+    def protocol(self) -> Optional[str]:
+        """Return the driver's protocol once known (it gives the homing offset's sign)."""
+        return self._protocol
 
     @property
     def servo_names(self) -> tuple[str, ...]:
@@ -165,6 +171,7 @@ class HandCalibrationSession:
             raise CalibrationError(f'protocol = {protocol!r}, must be one of '
                                    f'{sorted(HOMING_SIGNS)} for bus servos in counts')
         self._homing_sign = HOMING_SIGNS[protocol]
+        self._protocol = protocol
 
     def observe(self, counts: Mapping[str, float]) -> None:
         """Take the servos' reported counts by name; anything else is left out.

@@ -18,7 +18,7 @@ import functools
 import io
 import math
 import socket
-from typing import Optional, Protocol
+from typing import Optional, Protocol, Union
 
 import numpy as np
 import viser
@@ -28,6 +28,7 @@ import yourdfpy
 from fabrik_ros.kinematics import Arm, ArmConfigError
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 from fabrik_ros.webview.calibration import CalibrationError
+from fabrik_ros.webview.calibration_by_hand import HandCalibrationSession
 from fabrik_ros.webview.calibration_session import CalibrationSession, Mark
 from fabrik_ros.webview.token_gate import is_loopback, TokenGate
 
@@ -43,6 +44,9 @@ _CAMERA_POSITION_M = (0.34, -0.30, 0.27)
 _CAMERA_LOOK_AT_M = (0.07, 0.0, 0.11)
 _MARK_LABELS = {Mark.MIN: 'This is the minimum angle', Mark.MAX: 'This is the maximum angle',
                 Mark.ZERO: 'This is zero'}
+_HAND_HELP = ('Bus servos: let go (torque off), move each joint by hand to its minimum, '
+              "its maximum and its zero position (the arm file's min_deg, max_deg and 0) "
+              "and mark each; the counts are the servos' own.")
 
 
 class PageActions(Protocol):
@@ -69,14 +73,15 @@ class WebPage:
 
     :param arm: the arm to draw (and calibrate)
     :param actions: where the page's requests go
-    :param calibration: the marks and the file they are saved into
-    :param jog_range_us: the calibration slider's range [µs]
+    :param calibration: the marks and the file they are saved into: jogged pulse widths for a
+        PWM board, counts of servos moved by hand for bus servos
+    :param jog_range_us: the calibration slider's range [µs] (PWM boards)
     :param orientation: whether the gizmo also turns (a target pose) or only moves
     """
 
     def __init__(self, arm: Arm, *, host: str, port: int, actions: PageActions,
-                 calibration: CalibrationSession, jog_range_us: tuple[float, float],
-                 orientation: bool) -> None:
+                 calibration: Union[CalibrationSession, HandCalibrationSession],
+                 jog_range_us: tuple[float, float], orientation: bool) -> None:
         self._arm, self._actions, self._session = arm, actions, calibration
         self._host = host
         self._gate: Optional[TokenGate] = None
@@ -214,7 +219,11 @@ class WebPage:
         with gui.add_folder('Diagnostics'):
             self._status = gui.add_markdown('waiting for /diagnostics')
         with gui.add_folder('Calibration', expand_by_default=False):
-            self._build_calibration(gui, jog_range_us)
+            if isinstance(self._session, HandCalibrationSession):
+                self._build_hand_calibration(gui, self._session)
+            else:
+                self._build_calibration(gui, self._session, jog_range_us)
+            self._build_save(gui)
 
     async def _on_home(self, event: viser.GuiEvent) -> None:
         self._actions.home()
@@ -223,7 +232,9 @@ class WebPage:
         if event.client is not None:      # the user ticked it, not the page itself
             self._actions.enable(self._attached.value)
 
-    def _build_calibration(self, gui: viser.GuiApi, jog_range_us: tuple[float, float]) -> None:
+    def _build_calibration(self, gui: viser.GuiApi, session: CalibrationSession,
+                           jog_range_us: tuple[float, float]) -> None:
+        self._pwm = session
         low, high = (int(round(v)) for v in jog_range_us)
         self._servo = gui.add_dropdown('Servo', list(self._arm.joint_names))
         self._pulse = gui.add_slider('Pulse [µs]', min=low, max=high, step=1,
@@ -234,6 +245,8 @@ class WebPage:
             gui.add_button(label).on_click(functools.partial(self._on_mark, which))
         self._marks = gui.add_markdown(self._marks_text())
         gui.add_button('End jog (go home)').on_click(self._on_end_jog)
+
+    def _build_save(self, gui: viser.GuiApi) -> None:
         target, source = self._session.target, self._session.source
         self._save_to = gui.add_text('Save to', str(target) if target else '')
         if source is not None:
@@ -263,15 +276,77 @@ class WebPage:
         self._actions.end_jog()
 
     async def _on_mark(self, which: Mark, event: viser.GuiEvent) -> None:
-        self._session.mark(self._servo.value, which, float(self._pulse.value))
+        self._pwm.mark(self._servo.value, which, float(self._pulse.value))
         self._marks.content = self._marks_text()
+
+    # -- calibration by hand (bus servos) ------------------------------------------------
+
+    def _build_hand_calibration(self, gui: viser.GuiApi,
+                                session: HandCalibrationSession) -> None:
+        self._hand = session
+        gui.add_markdown(_HAND_HELP)
+        gui.add_button('Let go (torque off)').on_click(self._on_let_go)
+        gui.add_button('Hold (torque on)').on_click(self._on_hold)
+        self._servo = gui.add_dropdown('Servo', list(session.servo_names))
+        self._count = gui.add_markdown(self._count_text())
+        self._servo.on_update(self._on_hand_servo_chosen)
+        for which, label in _MARK_LABELS.items():
+            gui.add_button(label).on_click(functools.partial(self._on_hand_mark, which))
+        self._marks = gui.add_markdown(self._hand_marks_text())
+
+    def show_servo_positions(self, counts: Mapping[str, float]) -> None:
+        """Take the servos' reported counts by name (bus servos; ignored for a PWM board)."""
+        if not isinstance(self._session, HandCalibrationSession):
+            return
+        self._hand.observe(counts)
+        self._count.content = self._count_text()
+
+    async def _on_let_go(self, event: viser.GuiEvent) -> None:
+        self._actions.enable(False)
+
+    async def _on_hold(self, event: viser.GuiEvent) -> None:
+        self._actions.enable(True)
+
+    async def _on_hand_servo_chosen(self, event: viser.GuiEvent) -> None:
+        self._count.content = self._count_text()
+        self._marks.content = self._hand_marks_text()
+
+    async def _on_hand_mark(self, which: Mark, event: viser.GuiEvent) -> None:
+        try:
+            self._hand.mark(self._servo.value, which)
+        except CalibrationError as error:
+            self._marks.content = f'{self._hand_marks_text()}  \n{error}'
+            return
+        self._marks.content = self._hand_marks_text()
+
+    def _count_text(self) -> str:
+        servo = self._servo.value
+        raw, count = self._hand.raw(servo), self._hand.count(servo)
+        if raw is None or count is None:
+            return f'{servo}: no count reported yet (servo_driver/servo_positions)'
+        unwrapped = '' if count == raw else f' ({count:.0f} counted across the seam)'
+        return f'{servo}: count {raw:.0f}{unwrapped}'
+
+    def _hand_marks_text(self) -> str:
+        servo = self._servo.value
+        marks = self._hand.marks(servo)
+        shown = ', '.join(f'{label} {_us(value)}' for label, value in (
+            ('min', marks.min_count), ('max', marks.max_count), ('zero', marks.zero_count)))
+        try:
+            fields = self._hand.fields()
+        except CalibrationError as error:
+            return f'{servo}: {shown}  \n{error}'
+        new = next((entries[servo] for entries in fields.values() if servo in entries), None)
+        if new is None:
+            return f'{servo}: {shown}'
+        return f'{servo}: {shown}  \nnew: ' + ', '.join(f'{k} {v:g}' for k, v in new.items())
 
     def _marks_text(self) -> str:
         joint = self._servo.value
-        marks = self._session.marks(joint)
+        marks = self._pwm.marks(joint)
         shown = ', '.join(f'{m.value} {_us(getattr(marks, m.value))}' for m in Mark)
         try:
-            fields = self._session.fields().get(joint)
+            fields = self._pwm.fields().get(joint)
         except CalibrationError as error:
             return f'{joint}: {shown}  \n{error}'
         if fields is None:
