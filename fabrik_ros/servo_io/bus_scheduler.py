@@ -23,13 +23,18 @@ Rules, in order of priority, whenever the line is free:
    on = read its present position, write it as the goal, then torque on (the arm holds where
    it stands); off = torque off. Goals set before are dropped then.
 3. **Feedback.** One sync read of every admitted servo's present position when due (every
-   ``1 / poll_hz``); once due, no goal write starts before it, so reads are never starved.
+   ``1 / poll_hz``). A read never holds a command back: while commands stream (at least
+   every ``STREAM_GAP_MAX_S``, the next one expected after the last gap) a read that falls
+   due goes only where it ends before the next command, or right behind a command, in the
+   gap before the one after; at most a poll period late (so a saturated line still carries
+   reads), then it goes first.
 4. **Goals.** ONE sync write carries every admitted servo's goal (position and speed), as
    soon as the line is free after :meth:`BusScheduler.set_goals`; a newer command replaces an
    unsent one (latest wins). Nothing acknowledges a sync write, so while torque is on the
    latest goals are written again every ``GOAL_REFRESH_S``.
 5. **Telemetry.** A read of one servo's load, voltage, temperature and error register, round
-   robin, at most ``telemetry_hz`` a second and only when nothing above is due.
+   robin, at most ``telemetry_hz`` a second, only when nothing above is due and, while
+   commands stream, only where it ends before the next command is expected.
 
 A servo that misses ``lost_after`` answers in a row is *silent*: named in its health, left
 out of reads and writes, pinged again until it answers and is admitted anew. The others keep
@@ -75,6 +80,11 @@ DEFAULT_FEEDBACK_HZ = 50.0      # see the module docstring
 DEFAULT_TELEMETRY_HZ = 10.0     # readings of one servo per second, round robin
 REPING_S = 1.0                  # a silent servo is pinged again this often
 GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
+# How soon after a goal write's last byte a read still counts as riding right behind it:
+# the I/O thread wakes when the line is free, give or take a scheduler tick.
+BEHIND_SLACK_S = 0.0005
+# Commands that come at least this often are a stream that reads keep out of the way of.
+STREAM_GAP_MAX_S = 0.25
 # The largest block one telemetry read asks for: above it the registers are read apart.
 TELEMETRY_BLOCK_MAX = 24
 BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them
@@ -236,6 +246,12 @@ class BusScheduler:
         self._goal_written = 0
         self._next_refresh_s = math.inf
         self._torque_want: Optional[bool] = None
+        # The command stream: when the latest command went out, the gap before it, and when
+        # the line frees after the latest request if that was a goal write (a read may ride
+        # right behind it).
+        self._command_s = -math.inf
+        self._command_gap_s = math.inf
+        self._goals_end_s = -math.inf
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -369,6 +385,7 @@ class BusScheduler:
         if request is None:
             return None
         self.note_write(request.data, now_s)
+        self._goals_end_s = self._line_free_s if request.name == 'goals' else -math.inf
         if request.expect:
             answers_s = request.answer_bytes * self._byte_s
             request.sent_s = now_s
@@ -383,11 +400,15 @@ class BusScheduler:
         if request is not None:
             return request
         if self._poll_due(now_s):
-            return self._feedback_request(now_s)
+            self._take_feedback_turn(now_s)
+            return self._feedback_request()
         if self._goals_due(now_s):
             return self._goal_request(now_s)
         if self._telemetry_due(now_s):
-            return self._telemetry_request(now_s)
+            request = self._telemetry_request(now_s)
+            if self._fits(now_s, request):
+                self._take_telemetry_turn(now_s)
+                return request
         return None
 
     # -- tasks: one servo's steps, each answered -------------------------------------------------
@@ -588,12 +609,47 @@ class BusScheduler:
 
     # -- feedback, goals, telemetry ---------------------------------------------------------------
 
-    def _poll_due(self, now_s: float) -> bool:
-        return bool(self.options.poll_hz) and now_s >= self._next_poll_s and bool(
-            self.admitted())
+    def _streaming(self, now_s: float) -> bool:
+        """Return True while commands come often (``STREAM_GAP_MAX_S``) and the next is due."""
+        gap = self._command_gap_s
+        return gap <= STREAM_GAP_MAX_S and now_s - self._command_s < 1.5 * gap
 
-    def _feedback_request(self, now_s: float) -> Request:
-        self._next_poll_s = max(self._next_poll_s + 1.0 / self.options.poll_hz, now_s)
+    def _poll_at(self, now_s: float) -> float:
+        """Return when the feedback read may go (see rule 3 of the module docstring).
+
+        Its time, if no commands stream, if it rides right behind the command just written,
+        or if it ends before the next command is expected; else when the stream stops, a
+        command comes first (it wakes the link), or the read is a poll period late.
+        """
+        if (not self._streaming(now_s) or now_s - self._goals_end_s <= BEHIND_SLACK_S
+                or self._fits(now_s, self._feedback_request())):
+            return self._next_poll_s
+        period = 1.0 / self.options.poll_hz
+        stream_end = self._command_s + 1.5 * self._command_gap_s
+        return max(self._next_poll_s, min(self._next_poll_s + period, stream_end))
+
+    def _poll_due(self, now_s: float) -> bool:
+        return bool(self.options.poll_hz) and bool(self.admitted()) and now_s >= self._poll_at(
+            now_s)
+
+    def _fits(self, now_s: float, request: Request) -> bool:
+        """Return True if ``request`` and its answers end before the next command is expected.
+
+        ``BEHIND_SLACK_S`` is kept free before it, for a command that comes a little early.
+        """
+        if not self._streaming(now_s):
+            return True
+        bytes_on_line = len(request.data) + request.answer_bytes
+        end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
+        return end_s + BEHIND_SLACK_S <= self._command_s + self._command_gap_s
+
+    def _take_feedback_turn(self, now_s: float) -> None:
+        """Move the feedback grid on: a period later, or a period from now if it fell behind."""
+        period = 1.0 / self.options.poll_hz
+        self._next_poll_s = max(self._next_poll_s + period, now_s)
+
+    def _feedback_request(self) -> Request:
+        """Return the sync read of every admitted servo's present position."""
         ids = self.admitted()
         register = self.table.present_position
         if not self.codec.SYNC_READ:
@@ -635,6 +691,9 @@ class BusScheduler:
                 speed = self._speed(servo.table, abs(goal - start))
             data[servo.id] = self._goal_bytes(servo, goal, speed)
             servo.goal, servo.speed = goal, speed
+        if self.goals_unsent():          # a command (not a refresh): part of the stream
+            self._command_gap_s = now_s - self._command_s
+            self._command_s = now_s
         self._goal_written = self._goal_version
         self._next_refresh_s = now_s + GOAL_REFRESH_S
         return Request('goals', self.codec.sync_write(address, size, data))
@@ -669,12 +728,29 @@ class BusScheduler:
         return bool(self.telemetry_hz) and now_s >= self._next_telemetry_s and bool(
             self.admitted())
 
-    def _telemetry_request(self, now_s: float) -> Request:
+    def _telemetry_turns(self) -> list[tuple[int, list[Register]]]:
+        return [(servo_id, block) for servo_id in self.admitted()
+                for block in telemetry_blocks(self._servos[servo_id].table)]
+
+    def _take_telemetry_turn(self, now_s: float) -> None:
         self._next_telemetry_s = now_s + 1.0 / self.telemetry_hz
-        turns = [(servo_id, block) for servo_id in self.admitted()
-                 for block in telemetry_blocks(self._servos[servo_id].table)]
+        self._telemetry_turn = (self._telemetry_turn + 1) % len(self._telemetry_turns())
+
+    def _telemetry_at(self, now_s: float) -> float:
+        """Return when telemetry may go (see rule 5 of the module docstring).
+
+        Its time; while commands stream and the read would not end before the next command,
+        when the stream has stopped (a command that comes first wakes the link, and the read
+        may then fit behind it).
+        """
+        if not self._streaming(now_s) or self._fits(now_s, self._telemetry_request(now_s)):
+            return self._next_telemetry_s
+        return max(self._next_telemetry_s, self._command_s + 1.0 / self.options.poll_hz)
+
+    def _telemetry_request(self, now_s: float) -> Request:
+        """Return the next telemetry read (:meth:`_take_telemetry_turn` moves the turn on)."""
+        turns = self._telemetry_turns()
         servo_id, block = turns[self._telemetry_turn % len(turns)]
-        self._telemetry_turn = (self._telemetry_turn + 1) % len(turns)
         servo = self._servos[servo_id]
         address, size = span(*block)
         table = servo.table
@@ -758,9 +834,9 @@ class BusScheduler:
                   if s.silent_since is not None and not s.busy]
         if self.admitted():
             if self.options.poll_hz:
-                timers.append(self._next_poll_s)
+                timers.append(self._poll_at(now_s))
             if self.telemetry_hz:
-                timers.append(self._next_telemetry_s)
+                timers.append(self._telemetry_at(now_s))
             if self._writable():
                 timers.append(self._next_refresh_s)
         due += [max(at, self._line_free_s) for at in timers]

@@ -274,3 +274,27 @@ def test_servos_missing_at_connect_are_named_and_the_others_run():
     assert set(wire.scheduler.positions.counts) == {1, 2, 3, 5, 6}
     assert [s for s in wire.sent if s.packet.instruction == Instruction.PING] == [], \
         'the handshake pinged; the next ping waits for REPING_S'
+
+
+@BUSES
+@pytest.mark.parametrize('rate_hz', [50, 200, 500])
+def test_a_read_never_holds_a_streamed_command_back(protocol, rate_hz):
+    wire = _admitted(protocol)
+    start = wire.now + 0.0003          # off the feedback grid, as a real stream would be
+    reads = len(wire.sync_reads())
+    waits = []
+    for tick in range(rate_hz):        # one second of commands
+        wire.run_until(start + tick / rate_hz)
+        goal = 1500 + tick % 500
+        wire.scheduler.set_goals({1: goal}, 1.0 / rate_hz)
+        before = len(wire.sync_writes())
+        wire.step()
+        written = wire.sync_writes()[before:]
+        waits.append(0.0 if written else None)
+        if not written:
+            _until_written(wire, before)
+            waits[-1] = wire.sync_writes()[-1].at_s - (start + tick / rate_hz)
+    late = [wait for wait in waits[2:] if wait]     # a stream is known by its first gap
+    assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
+    stream_s = (rate_hz - 1) / rate_hz
+    assert len(wire.sync_reads()) - reads >= stream_s * DEFAULT_FEEDBACK_HZ - 1, 'reads at rate'
