@@ -8,6 +8,8 @@ PYTHON ?= python3
 BUILD := build
 # make demo BOARD=simavr runs the real Uno firmware in simavr instead of the Python board.
 BOARD ?= python
+# make demo PROTOCOL=feetech (or dynamixel) runs the SO-101 on a simulated servo bus instead.
+PROTOCOL ?= native
 
 # ROS 2 distros whose PyPI wheels the suite runs on, each in a venv of its own: Kilted in .venv,
 # the others in .venv-<distro>. `make test` runs every one; `make <target> ROS_DISTRO=jazzy` one.
@@ -54,6 +56,7 @@ help:
 	@echo 'make test    setup, the quality gates (make lint), then the whole test suite on every'
 	@echo '             distro of DISTROS ($(DISTROS)); ROS_DISTRO=jazzy: on that one only'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
+	@echo '             (PROTOCOL=feetech or dynamixel: the SO-101 on a simulated servo bus)'
 	@echo 'make web     the arm on the simulated board in a browser (http://127.0.0.1:8080)'
 	@echo 'make bench   run the benchmarks under bench/, print their figures, write bench/out/'
 	@echo 'make bench-publish  copy the last make bench results over the tracked ones'
@@ -96,7 +99,7 @@ test-suite: setup
 
 demo: setup
 	@mkdir -p $(ROS_LOG_DIR)
-	$(PY) -m fabrik_ros.demo --board $(BOARD) $(DEMO_ARGS)
+	$(PY) -m fabrik_ros.demo --board $(BOARD) --protocol $(PROTOCOL) $(DEMO_ARGS)
 
 web: setup
 	@mkdir -p $(ROS_LOG_DIR)

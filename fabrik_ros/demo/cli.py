@@ -4,9 +4,12 @@ Runs in one process with no hardware and no ROS installation beyond the Python w
 fabrik_ik and servo_driver as real rclpy nodes, and the simulated board
 (fabrik_ros.boardsim.SimBoard) answering on a pseudo-terminal. A client node sends a fixed
 sequence of targets (reachable ones, one out of reach, a NaN, one in a foreign frame, a short
-path) and waits, for each, until the board's pins emit the pulses of the commanded pose.
+path) and waits, for each, until the board's pins emit the pulses of the commanded pose, or on
+a servo bus until the servos stand at its counts. The PWM protocols drive config/arm_4dof.yaml,
+the bus protocols the SO-101 (config/so101.yaml, six STS3215 or XL430 servos at 1 Mbaud).
 
-    python -m fabrik_ros.demo [--protocol native|ssc32|maestro] [--plot poses.png]
+    python -m fabrik_ros.demo [--protocol native|ssc32|maestro|feetech|dynamixel]
+        [--config arm.yaml] [--plot poses.png]
     python -m fabrik_ros.demo --board simavr     # the real Uno firmware, running in simavr
 """
 
@@ -23,7 +26,7 @@ import numpy as np
 
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.boardsim.simavr_board import build_hardware, SimavrBoard
-from fabrik_ros.demo.pin_board import PinBoard
+from fabrik_ros.demo.pin_board import PinBoard, readout_for, SimBus
 from fabrik_ros.demo.session import (
     DemoError,
     DemoSession,
@@ -38,7 +41,9 @@ from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.ros_env import isolate_ros
 from fabrik_ros.servo_io import OFFERED_PROTOCOLS, Protocol
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
+CONFIG_DIR = Path(__file__).resolve().parents[2] / 'config'
+DEFAULT_CONFIG = CONFIG_DIR / 'arm_4dof.yaml'
+DEFAULT_BUS_CONFIG = CONFIG_DIR / 'so101.yaml'
 
 
 SEQUENCE = (
@@ -53,11 +58,37 @@ SEQUENCE = (
     Step('behind, high', Kind.POINT, ((-0.08, 0.05, 0.20),), Outcome.REACHED),
 )
 
+# The same kinds of step for the SO-101, whose yaw axis stands 39 mm ahead of its base link
+# and 62 mm up and which reaches about 0.41 m; it cannot lean back over its base as far as the
+# 4-DOF arm's "behind, high", so its last step is behind the yaw axis, higher up.
+SO101_SEQUENCE = (
+    Step('in front', Kind.POINT, ((0.20, 0.0, 0.15),), Outcome.REACHED),
+    Step('left, low', Kind.POINT, ((0.15, 0.12, 0.04),), Outcome.REACHED),
+    Step('pose, right', Kind.POSE, ((0.22, -0.08, 0.05),), Outcome.REACHED),
+    Step('out of reach', Kind.POINT, ((0.60, 0.05, 0.10),), Outcome.CLOSEST),
+    Step('NaN', Kind.POINT, ((math.nan, 0.10, 0.10),), Outcome.REJECTED),
+    Step("frame 'world'", Kind.POINT, ((0.20, 0.0, 0.15),), Outcome.REJECTED, 'world'),
+    Step('short path', Kind.PATH, ((0.20, -0.06, 0.10), (0.22, 0.0, 0.13),
+                                   (0.20, 0.06, 0.10), (0.15, 0.10, 0.15)), Outcome.REACHED),
+    Step('behind, high', Kind.POINT, ((-0.05, 0.15, 0.30),), Outcome.REACHED),
+)
+# A sequence is made for an arm's geometry: an arm file with the SO-101's joints (a calibrated
+# copy of config/so101.yaml too) gets the SO-101's, any other the 4-DOF arm's.
+SO101_JOINTS = ('shoulder_pan', 'shoulder_lift', 'elbow_flex', 'wrist_flex', 'wrist_roll')
+
+
+def sequence_for(arm: Arm) -> tuple[Step, ...]:
+    """Return the demo's steps for ``arm``: the SO-101's for its joints, else the 4-DOF's."""
+    return SO101_SEQUENCE if arm.joint_names == SO101_JOINTS else SEQUENCE
+
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the sequence, print the table (and plot it), and return the exit status."""
     options = _parser().parse_args(argv)
     isolate_ros(force=False)
+    if options.config is None:
+        options.config = (DEFAULT_BUS_CONFIG if Protocol(options.protocol).is_bus
+                          else DEFAULT_CONFIG)
     arm = load_arm(options.config)
     started = time.monotonic()
     stop = StopRequest()
@@ -72,7 +103,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     finally:
         stop.release()
-    print(_table(arm, rows))
+    print(_table(arm, rows, readout_for(arm).label))
     print(diagnostics)
     failures = [r for r in rows if r.outcome is not r.step.expect]
     if options.plot:
@@ -89,8 +120,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument('--protocol', choices=[p.value for p in OFFERED_PROTOCOLS],
                         default='native',
                         help='protocol of the simulated board and the driver (default: native)')
-    parser.add_argument('--config', type=Path, default=DEFAULT_CONFIG,
-                        help='arm parameter file (default: config/arm_4dof.yaml)')
+    parser.add_argument('--config', type=Path,
+                        help='arm parameter file (default: config/arm_4dof.yaml on a PWM '
+                             'board, config/so101.yaml on a bus); its servos must be of the '
+                             "protocol's kind (pulses or counts)")
     parser.add_argument('--plot', type=Path, help='draw the poses into this PNG file')
     parser.add_argument('--board', choices=['python', 'simavr'], default='python',
                         help='python: the simulated board of fabrik_ros.servo_io; simavr: the '
@@ -126,25 +159,33 @@ def _run(arm: Arm, options: argparse.Namespace,
     with tempfile.TemporaryDirectory(prefix='fabrik_demo_') as folder:
         link_path = str(Path(folder) / 'ttyDEMO')
         board: PinBoard
+        protocol = Protocol(options.protocol)
+        units = {True: 'counts (bus servos)', False: 'pulse widths (a PWM board)'}
         if options.board == 'simavr':
-            if options.protocol != Protocol.NATIVE.value:
+            if protocol is not Protocol.NATIVE:
                 raise DemoError('--board simavr runs the fabrik_ros firmware: native protocol')
             board = _SimavrPins(link_path)
+        elif protocol.is_bus != (arm.servo_map.unit == 'count'):
+            raise DemoError(f'--config {options.config}: its servos are calibrated in '
+                            f"{units[arm.servo_map.unit == 'count']}, --protocol "
+                            f'{protocol.value} drives {units[protocol.is_bus]}')
+        elif protocol.is_bus:
+            servos = (*arm.servo_map.calibrations, *arm.servo_map.aux)
+            board = SimBus(protocol, link_path, [servo.channel for servo in servos])
         else:
-            board = SimBoard(Protocol(options.protocol), link_path=link_path)
+            board = SimBoard(protocol, link_path=link_path)
         with board, DemoSession(arm, board, options.config, stop=stop) as session:
             print(f'{options.board} {board.protocol.value} board on {board.path} '
                   f'-> {board.pty_path}', flush=True)
             session.wait_home()
-            rows = [session.run(step) for step in SEQUENCE]
+            rows = [session.run(step) for step in sequence_for(arm)]
             return rows, session.driver_summary()
 
 
-def _table(arm: Arm, rows: Sequence[Row]) -> str:
-    """Return the rows as an aligned text table."""
+def _table(arm: Arm, rows: Sequence[Row], held_label: str) -> str:
+    """Return the rows as an aligned text table; ``held_label`` heads the board's column."""
     header = ('#', 'step', 'sent on', 'target [m]', 'result', 'residual [mm]',
-              f'joint angles [deg] ({", ".join(arm.joint_names)})', 'board pins [us]',
-              'time [s]')
+              f'joint angles [deg] ({", ".join(arm.joint_names)})', held_label, 'time [s]')
     lines = [header]
     for index, row in enumerate(rows, start=1):
         step = row.step
@@ -160,7 +201,7 @@ def _table(arm: Arm, rows: Sequence[Row]) -> str:
         if row.outcome is not step.expect:
             result += f' [expected {step.expect.value}]'
         lines.append((str(index), step.label, step.kind.value, target, result, residual,
-                      angles, ' '.join(f'{p:4d}' for p in row.pulses_us),
+                      angles, ' '.join(f'{p:4d}' for p in row.held),
                       f'{row.seconds:.2f}'))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = [' | '.join(cell.ljust(width) for cell, width in zip(line, widths, strict=True))

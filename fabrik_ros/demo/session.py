@@ -17,8 +17,7 @@ import rclpy
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
-from fabrik_ros.demo.pin_board import PinBoard
-from fabrik_ros.driver.board_layout import BoardLayout
+from fabrik_ros.demo.pin_board import PinBoard, readout_for
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.executor import make_executor
@@ -28,6 +27,9 @@ from fabrik_ros.process.stop import StopRequest
 WAIT_S = 15.0
 _SPIN_STEP_S = 0.01
 _ARRIVED_M = 1e-3
+# A path has ended when fabrik_ik has sent nothing for this long (it sends a command every
+# control period while it follows): a command within _ARRIVED_M of the end may not be the last.
+_PATH_QUIET_S = 0.3
 
 
 class Kind(enum.Enum):
@@ -59,10 +61,12 @@ class Step:
 
 @dataclass(frozen=True)
 class Row:
-    """What became of one step: the pose commanded and the pulses the board's pins emit.
+    """What became of one step: the pose commanded and what the board's outputs hold.
 
     :param residual_m: distance from the commanded pose's tool point to the (last) target
-    :param seconds: from sending the target until the board emitted the commanded pulses
+    :param held: the board's pulses [µs] or the bus servos' positions [counts]
+        (:class:`~fabrik_ros.demo.pin_board.Readout`)
+    :param seconds: from sending the target until the board held the commanded pose
         (for a rejected one: until fabrik_ik reported the rejection)
     :param commands: joint commands fabrik_ik published for the step
     """
@@ -71,7 +75,7 @@ class Row:
     outcome: Outcome
     residual_m: float
     angles_rad: Optional[tuple[float, ...]]
-    pulses_us: tuple[int, ...]
+    held: tuple[int, ...]
     seconds: float
     commands: int
 
@@ -93,7 +97,7 @@ class DemoSession:
         self._arm = arm
         self._stop = stop
         self._board = board
-        self._layout = BoardLayout.of(arm)
+        self.readout = readout_for(arm)
         self._context = rclpy.Context()
         # The caller handles SIGINT and SIGTERM (``stop``): rclpy's handlers would raise
         # KeyboardInterrupt in the middle of the cleanup.
@@ -117,9 +121,9 @@ class DemoSession:
         for node in self._nodes:
             self._executor.add_node(node)
         self._commands: list[JointState] = []
+        self._last_command_s = 0.0
         self._statuses: dict[str, dict[str, str]] = {}
-        self._client.create_subscription(JointState, 'joint_commands', self._commands.append,
-                                         100)
+        self._client.create_subscription(JointState, 'joint_commands', self._on_command, 100)
         self._client.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics,
                                          10)
         self._publishers = {
@@ -164,7 +168,7 @@ class DemoSession:
             return Row(step, Outcome.REJECTED, math.nan, None, self._pins(),
                        time.monotonic() - started, 0)
         angles = tuple(float(a) for a in self._commands[-1].position)
-        self._wait_board(angles, f'the board to hold the pulses of step {step.label!r}')
+        self._wait_board(angles, f'the board to hold the pose of step {step.label!r}')
         residual = float(np.linalg.norm(self._arm.fk(angles)[-1] - step.points[-1]))
         outcome = (Outcome.REACHED if residual <= self._arm.options.tolerance_m
                    else Outcome.CLOSEST)
@@ -172,11 +176,12 @@ class DemoSession:
                    len(self._commands) - commands_before)
 
     def driver_summary(self) -> str:
-        """Return the driver's last diagnostics in one line."""
+        """Return the driver's last diagnostics in one line (a bus has no nacks: left out)."""
         values = self._statuses.get(self._driver_status, {})
         keys = ('state', 'commands', 'coalesced', 'nacks', 'retries', 'reconnects',
                 'round trip median [ms]', 'round trip p99 [ms]')
-        return 'servo_driver: ' + ', '.join(f'{key} {values.get(key, "?")}' for key in keys)
+        heard = ', '.join(f'{key} {values[key]}' for key in keys if key in values)
+        return 'servo_driver: ' + (heard or 'no diagnostics heard')
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -187,14 +192,19 @@ class DemoSession:
         if step.kind is not Kind.PATH:
             return True
         tip = self._arm.fk(list(self._commands[-1].position))[-1]
-        return float(np.linalg.norm(tip - step.points[-1])) < _ARRIVED_M
+        return (float(np.linalg.norm(tip - step.points[-1])) < _ARRIVED_M
+                and time.monotonic() - self._last_command_s >= _PATH_QUIET_S)
+
+    def _on_command(self, msg: JointState) -> None:
+        self._commands.append(msg)
+        self._last_command_s = time.monotonic()
 
     def _wait_board(self, angles, what: str) -> None:
-        expected = self._layout.pulse_vector(self._arm.servo_map.to_units(angles))
-        self._spin_until(lambda: list(self._pins()) == expected, what)
+        expected = tuple(self.readout.expected(angles))
+        self._spin_until(lambda: self._pins() == expected, what)
 
     def _pins(self) -> tuple[int, ...]:
-        return tuple(self._board.pulses()[:self._layout.channels])
+        return self.readout.read(self._board)
 
     def _rejected(self) -> int:
         return int(self._statuses.get(self._ik_status, {}).get('rejected targets', 0))
