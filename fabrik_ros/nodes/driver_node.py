@@ -11,9 +11,10 @@ from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.driver.arm_state_machine import Actions, LogLine, Phase
 from fabrik_ros.driver.board_layout import check_board_channels
+from fabrik_ros.driver.bus_output import bus_options, BusOutput
 from fabrik_ros.driver.pulse_output import PulseOutput
 from fabrik_ros.driver.servo_driver import FinalState, reply_of, ServoDriver
-from fabrik_ros.driver.servo_output import ServoHealth, ServoOutput
+from fabrik_ros.driver.servo_output import servo_addresses, ServoHealth, ServoOutput
 from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.diagnostics import (
     diagnostic_array,
@@ -37,6 +38,7 @@ from fabrik_ros.servo_io import (
     Protocol,
     WatchdogAction,
 )
+from fabrik_ros.servo_io.bus_scheduler import BUS_BAUD
 
 __all__ = ['FinalState', 'ServoDriverNode', 'main']
 
@@ -44,10 +46,16 @@ _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per cha
 _CHOICES = {'protocol': [p.value for p in OFFERED_PROTOCOLS],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [FinalState.HOLD.value, FinalState.DETACH.value]}
-# The line speed when `baud` is 0: what the boards and servos of each kind ship with.
-_PWM_BAUD = 115200          # our Uno firmware, SSC-32U and Maestro as configured in the docs
-_BUS_BAUD = 1_000_000       # Feetech STS3215 and Dynamixel X as they leave the factory
+# The line speed when `baud` is 0: our Uno firmware's (the SSC-32U and the Maestro set up as
+# the docs say), and the bus servos' as they leave the factory (STS3215, Dynamixel X).
+_PWM_BAUD = LinkOptions().baud
+_BUS_BAUD = BUS_BAUD
 _JOG_HOLDS = 'a calibration jog holds the servos (~/home or an empty ~/jog_us ends it)'
+_PROTOCOL_NOTES = {
+    Protocol.NATIVE: 'our Uno firmware, hardware/PROTOCOL.md',
+    Protocol.SSC32: 'Lynxmotion SSC-32U', Protocol.MAESTRO: 'Pololu Maestro',
+    Protocol.FEETECH: 'Feetech STS bus servos', Protocol.DYNAMIXEL: 'Dynamixel Protocol 2.0',
+}
 
 
 class ServoDriverNode(ConfiguredNode):
@@ -134,8 +142,9 @@ class ServoDriverNode(ConfiguredNode):
                 'them', floats=(1.0, 500.0))
         declare(self, 'state_rate_hz', 20.0, 'How often joint_states and ~/servo_positions '
                 'are published [Hz]', floats=(1.0, 500.0))
-        declare(self, 'poll_rate_hz', 10.0, 'How often the board is asked for its positions '
-                '[Hz], 0 = never (joint_states then report the commanded pose)',
+        declare(self, 'poll_rate_hz', 10.0, 'How often a PWM board is asked for its positions '
+                '[Hz], 0 = never (joint_states then report the commanded pose); bus servos are '
+                'read at the rate their line leaves room for (50 Hz at 1000000 bit/s)',
                 floats=(0.0, 100.0))
         declare(self, 'board_timeout_s', 1.0, 'Board watchdog: if the host is silent this '
                 'long the board acts (native protocol only) [s], 0 = off',
@@ -182,11 +191,20 @@ class ServoDriverNode(ConfiguredNode):
         """Return the servos' output for ``protocol``, set up as the parameters say."""
         protocol = Protocol(self._parameter('protocol'))
         baud = self._parameter('baud') or (_BUS_BAUD if protocol.is_bus else _PWM_BAUD)
+        port = self._parameter('port')
+        if protocol.is_bus:
+            self._refuse_a_fast_frame(protocol, 'bus servos')
+            self._say_no_watchdog(protocol)
+            bus = BusOutput(port, self._arm, protocol=protocol, options=bus_options(baud),
+                            warn=self.get_logger().warning)
+            ids = ', '.join(str(i) for i in servo_addresses(self._arm.servo_map))
+            self.get_logger().info(f'{protocol.value} bus on {bus.path} at {baud} bit/s, servo '
+                                   f'ids {ids}')
+            return bus
+        check_board_channels(self._arm, protocol)
         # No rate cap but the line's: the link sends a command as soon as the line is free.
         options = LinkOptions(baud=baud, poll_hz=self._parameter('poll_rate_hz'))
-        check_board_channels(self._arm, protocol)
-        output = PulseOutput(self._parameter('port'), self._arm, protocol=protocol,
-                             options=options)
+        output = PulseOutput(port, self._arm, protocol=protocol, options=options)
         self._set_watchdog(output)
         self._set_frame(output)
         self.get_logger().info(f'{protocol.value} board on {output.path} at {baud} bit/s, '
@@ -194,12 +212,15 @@ class ServoDriverNode(ConfiguredNode):
         return output
 
     def _set_watchdog(self, output: PulseOutput) -> None:
-        timeout_s = self._parameter('board_timeout_s')
         if output.link.capabilities.watchdog:
             action = WatchdogAction[self._parameter('board_timeout_action').upper()]
-            output.link.set_watchdog(timeout_s, action)
-        elif timeout_s > 0.0:
-            self.get_logger().info(f'protocol {output.protocol.value} has no board watchdog: '
+            output.link.set_watchdog(self._parameter('board_timeout_s'), action)
+        else:
+            self._say_no_watchdog(output.protocol)
+
+    def _say_no_watchdog(self, protocol: Protocol) -> None:
+        if self._parameter('board_timeout_s') > 0.0:
+            self.get_logger().info(f'protocol {protocol.value} has no board watchdog: '
                                    'board_timeout_s is not used')
 
     def _set_frame(self, output: PulseOutput) -> None:
@@ -213,21 +234,28 @@ class ServoDriverNode(ConfiguredNode):
         :raises ParameterConfigError: on a fast frame with another protocol, or one too short
             for the widest limit.
         """
-        period_s = self._parameter('frame_period_s')
-        slotted = period_s == _SLOTTED_FRAME_S
         if not output.link.capabilities.fast_frame:
-            if not slotted:
-                raise ParameterConfigError(
-                    'frame_period_s', period_s, f'must be {_SLOTTED_FRAME_S} with protocol '
-                    f'{output.protocol.value}: only native boards pulse in another frame')
+            self._refuse_a_fast_frame(output.protocol, 'only native boards pulse in another '
+                                                       'frame')
             return
-        if slotted:
+        period_s = self._parameter('frame_period_s')
+        if period_s == _SLOTTED_FRAME_S:
             return
         try:
             output.link.set_frame(round(period_s * 1e6))
         except ValueError as error:
             raise ParameterConfigError('frame_period_s', period_s,
                                        f'must fit the servo limits ({error})') from error
+
+    def _refuse_a_fast_frame(self, protocol: Protocol, why: str) -> None:
+        """Refuse a fast frame with ``protocol``, saying ``why``.
+
+        :raises ParameterConfigError: if ``frame_period_s`` is not the slotted 50 Hz.
+        """
+        period_s = self._parameter('frame_period_s')
+        if period_s != _SLOTTED_FRAME_S:
+            raise ParameterConfigError('frame_period_s', period_s, f'must be {_SLOTTED_FRAME_S} '
+                                       f'with protocol {protocol.value}: {why}')
 
     def _log(self, line: LogLine) -> None:
         log_line(self.get_logger(), line)
@@ -309,13 +337,6 @@ class ServoDriverNode(ConfiguredNode):
     def shutdown(self) -> None:
         """Leave the servos holding, detached or home, as on_shutdown says; close the port."""
         self._core.stop(FinalState(self._parameter('on_shutdown')), sleep=time.sleep)
-
-
-_PROTOCOL_NOTES = {
-    Protocol.NATIVE: 'our Uno firmware, hardware/PROTOCOL.md',
-    Protocol.SSC32: 'Lynxmotion SSC-32U', Protocol.MAESTRO: 'Pololu Maestro',
-    Protocol.FEETECH: 'Feetech STS bus servos', Protocol.DYNAMIXEL: 'Dynamixel Protocol 2.0',
-}
 
 
 def main(args=None) -> None:
