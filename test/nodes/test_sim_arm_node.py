@@ -85,3 +85,20 @@ def test_the_gripper_is_simulated_in_its_unit_and_a_misspelt_name_gets_the_close
     ros.spin_until(said, timeout_s=10.0, what=lambda: f'the closest name in the log: {seen}')
     line = next(x for x in ''.join(seen).splitlines() if 'did you mean' in x)
     assert "names ['grip'] hold none of the joints" in line and "servos ['gripper']" in line
+
+
+def test_a_bus_gripper_is_simulated_in_radians(ros):
+    """The SO-101's gripper is a bus servo: sim_arm publishes it in rad, as servo_driver does."""
+    config = REPO_ROOT / 'config' / 'so101.yaml'
+    ros.add(SimArmNode(context=ros.context, cli_args=[
+        '--ros-args', '--params-file', str(config), *ros.ros_args, '-p', 'rate_hz:=100.0']))
+    probe = ros.probe()
+    states: list[JointState] = []
+    probe.create_subscription(JointState, 'joint_states', states.append, 100)
+    publisher = probe.create_publisher(JointState, 'joint_commands', 10)
+    ros.spin_until(lambda: states, timeout_s=10.0, what='the first joint_states')
+    assert states[0].name[-1] == 'gripper' and states[0].position[-1] == 0.0
+    publisher.publish(JointState(name=['gripper'], position=[2.5]))
+    limit = math.radians(100.000042858)
+    ros.spin_until(lambda: states[-1].position[-1] == pytest.approx(limit), timeout_s=10.0,
+                   what=lambda: f'the gripper clamped to its max_deg, not {states[-1].position}')
