@@ -87,3 +87,13 @@ def test_joint_targets_outside_the_limits_are_clamped_and_said(intake):
     assert taken.command.joints[2] == elbow.max_rad
     assert _texts(taken)[0].startswith('joint_commands (0.0, ') and 'outside the joint limits' \
         in _texts(taken)[0]
+
+
+def test_a_bus_gripper_is_taken_in_radians_within_its_degrees(clock):
+    so101 = load_arm(Path(__file__).parents[2] / 'config' / 'so101.yaml')
+    intake = CommandIntake(so101.joints, aux_axes(so101.servo_map), clock=lambda: clock[0])
+    low = intake.take(['gripper'], [-1.0], tuple(float(a) for a in so101.home))
+    assert low.command.aux == {'gripper': pytest.approx(math.radians(-10.0))}
+    assert _texts(low)[0].startswith('joint_commands: gripper = -1.0, must be within [')
+    assert _texts(low)[0].endswith('(rad, min_deg -10.0 .. max_deg 100.0); clamped to '
+                                   f'{math.radians(-10.0000042858)}')
