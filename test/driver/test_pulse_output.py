@@ -34,7 +34,7 @@ def test_units_go_to_their_channels_in_whole_us_within_the_limits(rig, monkeypat
 
 def test_a_report_counts_only_after_the_connect_and_while_recent(rig, monkeypatch):
     output, clock = rig
-    report = [Positions((1500, 1512, None, 1500, 1500, 1250), 10.0, 49.0)]
+    report = [Positions((1500, 1512, None, 1500, 1500, 1250), 10.0, 49.95)]
     monkeypatch.setattr(output.link, 'positions', lambda: report[0])
     output._on_state(LinkState.READY)          # the link's thread, at 50.0
     assert output.take_events() == [LinkState.READY] and output.take_events() == []
