@@ -172,7 +172,7 @@ SERVO_FAMILIES = ('pulse', 'count')
 _P, _C = SERVO_FAMILIES
 
 
-def _count_keys(section: str, what: str) -> dict[str, KeySpec]:
+def _count_keys(section: str, what: str, position: str) -> dict[str, KeySpec]:
     """Return the keys of a bus servo's calibration in counts, for ``servos`` or ``aux_servos``.
 
     ``count = zero_count + direction * position * counts_per_turn / 2 pi``; the range the
@@ -182,9 +182,9 @@ def _count_keys(section: str, what: str) -> dict[str, KeySpec]:
     return {
         f'{section}.*.id': KeySpec(_I, f'bus id of the servo {what}', rules=(_BUS_ID,),
                                    family=_C),
-        f'{section}.*.zero_count': KeySpec(_F, "the servo's count at position 0", 'count',
+        f'{section}.*.zero_count': KeySpec(_F, f"the servo's count at {position} 0", 'count',
                                            (Bounds(0.0),), below='counts_per_turn', family=_C),
-        f'{section}.*.direction': KeySpec(_I, '1 where the count rises with the position, -1 '
+        f'{section}.*.direction': KeySpec(_I, f'1 where the count rises with the {position}, -1 '
                                           'against', choices=(1, -1), default=1, family=_C),
         f'{section}.*.counts_per_turn': KeySpec(_I, "counts in one turn of the servo's encoder",
                                                 rules=(_COUNTS_PER_TURN,), default=4096,
@@ -245,7 +245,7 @@ KEYS: dict[str, KeySpec] = {
     'servos.*.trim_us': KeySpec(_F, 'offset added to every pulse to correct the horn '
                                 'mounting, smaller in size than the pulse range', 'us',
                                 default=0.0, family=_P),
-    **_count_keys('servos', 'driving this joint (position: the joint position)'),
+    **_count_keys('servos', 'driving this joint', 'joint position'),
     'aux_servos.*.channel': KeySpec(_I, 'servo board channel of a servo outside the IK chain',
                                     rules=(_CHANNEL,), family=_P),
     'aux_servos.*.min_us': KeySpec(_F, 'lowest pulse width of the auxiliary servo', 'us',
@@ -254,9 +254,10 @@ KEYS: dict[str, KeySpec] = {
                                    (_PULSE_RANGE,), family=_P),
     'aux_servos.*.home_us': KeySpec(_F, 'pulse width the auxiliary servo starts at', 'us',
                                     within=('min_us', 'max_us'), family=_P),
-    **_count_keys('aux_servos', 'outside the IK chain (position: its joint_commands and '
-                  'joint_states position [rad])'),
-    'aux_servos.*.min_deg': KeySpec(_F, 'lowest position of the auxiliary bus servo', 'deg',
+    **_count_keys('aux_servos', 'outside the IK chain', 'position'),
+    'aux_servos.*.min_deg': KeySpec(_F, 'lowest position of the auxiliary bus servo (its '
+                                    'joint_commands and joint_states position, radians there)',
+                                    'deg',
                                     (_JOINT_RANGE,), below='max_deg', family=_C),
     'aux_servos.*.max_deg': KeySpec(_F, 'highest position of the auxiliary bus servo', 'deg',
                                     (_JOINT_RANGE,), family=_C),
