@@ -49,7 +49,7 @@ def rates_plot(runs: dict, path: Path) -> Path:
     axis.axhline(GOAL_MS, color='grey', linestyle=':', label='2 ms goal')
     axis.set_xscale('log')
     axis.set_yscale('log')
-    axis.set_xticks([50, 100, 200, 500], ['50', '100', '200', '500'])
+    axis.set_xticks([20, 50, 100, 200, 500], ['20', '50', '100', '200', '500'])
     axis.xaxis.set_minor_formatter(NullFormatter())
     _ms_ticks(axis.yaxis)
     axis.set_xlabel('target rate [Hz]')

@@ -4,11 +4,16 @@ Per-step effect: each step is one e2e_latency.py run at 500 Hz (``--rates 500``)
 layout and protocol; a row shows, per layout, the median over the three protocols of each
 figure, and the spread (lowest–highest) of the p99. Figures of a busy machine wander, hence
 the median and spread. ``--runs``: one row per layout, protocol and rate of a full run.
+``--rates``: per step several runs (a glob, the repeats of an A/B/A/B alternation), one row
+per step and layout with the p50 and p99 at each rate: medians over protocols and repeats,
+the p99's spread over the repeats' medians, and the load average of the runs.
 
     .venv/bin/python bench/step_table.py 'label=bench/out/step_a.json' ...
     .venv/bin/python bench/step_table.py --runs bench/out/e2e_latency.json
+    .venv/bin/python bench/step_table.py --rates 'label=bench/out/step_a_*.json' ...
 """
 
+import glob
 import json
 from pathlib import Path
 import statistics
@@ -48,10 +53,51 @@ def runs_table(results: dict) -> list[str]:
     return lines
 
 
+def rates_rows(label: str, runs: list[dict], layout: str, rates: list[str]) -> str:
+    """Return one markdown row: the repeats ``runs`` of one step, one layout, every rate."""
+    cells = []
+    for rate in rates:
+        # per repeat, the median over the protocols; then the median over the repeats
+        per_run = [[r['rates'][rate] for r in run.values()
+                    if r['layout'] == layout and rate in r['rates']] for run in runs]
+        per_run = [figures for figures in per_run if figures]
+        p99s = sorted(statistics.median(f['p99_ms'] for f in figures) for figures in per_run)
+        p50 = statistics.median(f['p50_ms'] for figures in per_run for f in figures)
+        p99 = statistics.median(f['p99_ms'] for figures in per_run for f in figures)
+        cells.append(f'{p50:.2f} / {p99:.1f} ({p99s[0]:.1f}–{p99s[-1]:.1f})')
+    loads = [x for run in runs for r in run.values() if r['layout'] == layout
+             for x in r['loadavg_1min']]
+    return (f'| {label} | {layout} | {" | ".join(cells)} | {len(runs)} | '
+            f'{min(loads):.1f}–{max(loads):.1f} |')
+
+
+def rates_table(arguments: list[str]) -> list[str]:
+    """Return the per-rate step table of ``label=glob`` arguments, in order."""
+    steps = []
+    for argument in arguments:
+        label, pattern = argument.split('=', 1)
+        paths = sorted(glob.glob(pattern))
+        if not paths:
+            raise SystemExit(f'step {label!r}: no file matches {pattern!r}')
+        steps.append((label, [json.loads(Path(p).read_text(encoding='utf-8')) for p in paths]))
+    first = next(iter(steps[0][1][0].values()))
+    rates = list(first['rates'])
+    lines = ['| step | layout | ' + ' | '.join(f'{rate} Hz p50 / p99 ms (spread)'
+                                                for rate in rates) + ' | runs | load |',
+             '|---|---|' + '---:|' * len(rates) + '---:|---|']
+    for label, runs in steps:
+        for layout in ('two_process', 'composed'):
+            lines.append(rates_rows(label, runs, layout, rates))
+    return lines
+
+
 def main() -> None:
     """Print the table of the steps named on the command line, in order (or ``--runs``)."""
     if sys.argv[1:2] == ['--runs']:
         print('\n'.join(runs_table(json.loads(Path(sys.argv[2]).read_text(encoding='utf-8')))))
+        return
+    if sys.argv[1:2] == ['--rates']:
+        print('\n'.join(rates_table(sys.argv[2:])))
         return
     print('| step | layout | p50 ms | p99 ms (spread) | any p50 ms | any p99 ms | carried | '
           'load |')
