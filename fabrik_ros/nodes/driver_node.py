@@ -22,6 +22,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
+from fabrik_ros.nodes.gap_pacer import GapPacer
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -118,6 +119,9 @@ class ServoDriverNode(ConfiguredNode):
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
         self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
+        # joint_states right after a command while commands stream, never just before one
+        self._state_pacer = GapPacer(1.0 / self._parameter('state_rate_hz'))
+        self._commands_by_call = False      # fabrik_arm: the published copies are no events
         self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
         self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
 
@@ -270,6 +274,8 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_joint_commands(self, msg: JointState) -> None:
         self._core.take_commands(msg.name, msg.position)
+        if not self._commands_by_call:
+            self._after_command()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -280,7 +286,14 @@ class ServoDriverNode(ConfiguredNode):
 
         :raises ValueError: if there is not one finite angle per joint
         """
+        self._commands_by_call = True
         self._core.command(angles_rad)
+        self._after_command()
+
+    def _after_command(self) -> None:
+        """Publish the states now if due: right after a command, the next is furthest away."""
+        if self._state_pacer.after_target(time.monotonic()):
+            self._publish_states()
 
     def _on_control_timer(self) -> None:
         self._core.tick()
@@ -311,6 +324,11 @@ class ServoDriverNode(ConfiguredNode):
         return response
 
     def _on_state_timer(self) -> None:
+        """Publish the states, unless commands stream and carry them (GapPacer)."""
+        if self._state_pacer.on_timer(time.monotonic()):
+            self._publish_states()
+
+    def _publish_states(self) -> None:
         stamp = self.get_clock().now().to_msg()
         feedback = self._core.feedback()
         if feedback is not None:
