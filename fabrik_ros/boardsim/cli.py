@@ -29,6 +29,7 @@ from typing import Optional, Union
 from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.boardsim.board import PROTOCOL_BAUD, SimBoard, SIMULATED_PROTOCOLS
 from fabrik_ros.boardsim.bus_firmware import BusFirmware
+from fabrik_ros.boardsim.link_claim import LinkClaim
 from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 
@@ -163,17 +164,27 @@ class _SimavrBoard:
             pty_link=options.link, elf=build.firmware_elf, harness=build.harness,
             eeprom_path=build.build_dir / 'simavr_eeprom.bin')
         self.path = ''
+        # The harness makes the link; the claim keeps it one board's, as SimBoard's does.
+        self._claim = LinkClaim(options.link) if options.link else None
 
     def __enter__(self) -> '_SimavrBoard':
+        if self._claim is not None:
+            self._claim.acquire()
         try:
             self.board.start()
         except (simavr_board.HarnessError, TimeoutError) as error:
+            self._release()
             raise SetupError(f'simavr did not start: {error}') from None
         self.path = self.board.pty_link or self.board.port
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.board.stop()
+        self._release()
+
+    def _release(self) -> None:
+        if self._claim is not None:
+            self._claim.release()
 
     def received_bytes(self) -> int:
         return len(self.board.received)

@@ -15,6 +15,7 @@ import time
 import pytest
 import serial
 
+from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.boardsim.board import SimBoard
 from fabrik_ros.boardsim.link_claim import link_owner, LinkClaimError, lock_path
 from fabrik_ros.servo_io.protocols import native
@@ -59,17 +60,23 @@ def _answers_ping(path: str) -> bool:
 def test_a_second_board_on_a_live_boards_link_is_refused_and_the_first_keeps_it(tmp_path):
     link = tmp_path / 'ttyA'
     first = _serving(link)
+    second = None
     try:
         pointed = os.readlink(link)
         second = _sim_device(link)
-        out, err = second.communicate(timeout=10)
+        try:
+            out, err = second.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail('a second board started on the live link')
         assert second.returncode == 1
         assert err == (f'sim_device: cannot start: link {link} belongs to a live simulated '
                        f'board (pid {first.pid}); stop that board or name another link\n')
         assert os.readlink(link) == pointed
         assert _answers_ping(str(link))
     finally:
-        _stop(first)
+        for process in (second, first):
+            if process is not None:
+                _stop(process)
     assert first.returncode == 0
     assert not os.path.lexists(link) and not os.path.lexists(lock_path(str(link)))
 
@@ -119,3 +126,28 @@ def test_a_link_in_a_missing_folder_is_refused_in_one_line_naming_the_folder(tmp
     assert err == (f'sim_device: cannot start: link {link}: its folder {link.parent} does not '
                    f'exist; create it or name a link in an existing folder\n')
     assert not link.parent.exists()
+
+
+@pytest.mark.skipif(bool(simavr_board.missing_prerequisites()),
+                    reason='simavr and avr-gcc are not installed here')
+def test_the_link_of_a_live_simavr_board_is_refused_to_a_python_board(tmp_path):
+    link = tmp_path / 'ttyS'
+    simavr = subprocess.Popen([sys.executable, '-m', 'fabrik_ros.boardsim', '--board', 'simavr',
+                               '--link', str(link)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    second = None
+    try:
+        banner = simavr.stdout.readline()
+        assert str(link) in banner, banner + simavr.stderr.read()
+        second = _sim_device(link)
+        try:
+            out, err = second.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail('a python board started on the live simavr link')
+        assert second.returncode == 1
+        assert f'link {link} belongs to a live simulated board (pid {simavr.pid})' in err
+    finally:
+        for process in (second, simavr):
+            if process is not None:
+                _stop(process)
+    assert not os.path.lexists(link) and not os.path.lexists(lock_path(str(link)))
