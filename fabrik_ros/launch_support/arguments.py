@@ -123,9 +123,9 @@ def arm_arguments(share: Path) -> tuple[Argument, ...]:
         Argument('port', '/dev/ttyUSB0',
                  'Serial port of the servo board; a /dev/serial/by-id/ path survives '
                  'replugging'),
-        Argument('baud', '115200',
-                 'Serial speed [bit/s]: 115200 for the fabrik_ros firmware, as set on the board '
-                 'for SSC-32U and Maestro'),
+        Argument('baud', '0',
+                 "Serial speed [bit/s]; 0 = the protocol's default: 115200 for the fabrik_ros "
+                 'firmware, 1000000 for bus servos; as set on the board for SSC-32U and Maestro'),
         Argument('protocol', 'native',
                  'Board protocol: native = fabrik_ros firmware (hardware/PROTOCOL.md), ssc32 = '
                  'Lynxmotion SSC-32U, maestro = Pololu Maestro', PROTOCOLS),
@@ -384,9 +384,9 @@ def _checked_baud(text: str) -> int:
         baud = int(text)
     except ValueError:
         baud = 0
-    if baud <= 0:
+    if baud < 0 or (baud == 0 and text.strip() != '0'):
         raise LaunchArgumentError(f'baud:={text} is not a positive whole number of bit/s '
-                                  f'(e.g. baud:=115200)')
+                                  f"(e.g. baud:=115200), nor 0 (the protocol's default)")
     return baud
 
 

@@ -100,6 +100,13 @@ def test_arm_passes_port_baud_and_protocol_to_the_driver():
     assert plan.processes[0].parameters == (ARM_CONFIG, {'follow_rviz_tools': True})
 
 
+def test_arm_leaves_the_baud_to_the_protocol_unless_given():
+    so101 = str(REPO_ROOT / 'config' / 'so101.yaml')
+    plan = _arm(port='/dev/ttyACM0', protocol='feetech', config=so101)
+    assert plan.processes[1].parameters == (
+        so101, {'port': '/dev/ttyACM0', 'baud': 0, 'protocol': 'feetech'})
+
+
 def test_arm_defaults_leave_rviz_out_without_a_word():
     assert _executables(_arm()) == ['fabrik_ik', 'servo_driver', 'robot_state_publisher']
     assert _arm().notes == ()
@@ -131,8 +138,8 @@ def test_every_process_a_plan_names_is_installed_or_declared():
     (_sim, 'robot_state_publisher', 'on', 'true|false|auto'),
     (_sim, 'sim_device', 'maybe', 'true|false'),
     (_sim, 'board', 'uno', 'python|simavr'),
-    (_sim, 'protocol', 'dynamixel', 'native|ssc32|maestro'),
-    (_arm, 'protocol', 'pca9685', 'native|ssc32|maestro'),
+    (_sim, 'protocol', 'pca9685', 'native|ssc32|maestro|feetech|dynamixel'),
+    (_arm, 'protocol', 'pca9685', 'native|ssc32|maestro|feetech|dynamixel'),
     (_arm, 'rviz', 'auto ', 'true|false|auto'),
 ])
 def test_a_value_outside_the_choices_is_refused_naming_them(plan, name, value, allowed):
@@ -148,10 +155,11 @@ def test_a_viewer_asked_for_but_not_installed_is_refused(plan, viewer, package):
     assert f'use {viewer}:=auto or {viewer}:=false' in message
 
 
-@pytest.mark.parametrize('baud', ['fast', '0', '-9600', '115200.5', ''])
+@pytest.mark.parametrize('baud', ['fast', '-9600', '115200.5', ''])
 def test_a_baud_that_is_not_a_positive_whole_number_is_refused(baud):
     assert _refused(_arm, baud=baud) == (
-        f'baud:={baud} is not a positive whole number of bit/s (e.g. baud:=115200)')
+        f'baud:={baud} is not a positive whole number of bit/s (e.g. baud:=115200), nor 0 '
+        "(the protocol's default)")
 
 
 def test_an_empty_port_is_refused():

@@ -38,10 +38,9 @@ class Protocol(enum.Enum):
 PWM_PROTOCOLS: tuple[Protocol, ...] = (Protocol.NATIVE, Protocol.SSC32, Protocol.MAESTRO)
 BUS_PROTOCOLS: tuple[Protocol, ...] = (Protocol.FEETECH, Protocol.DYNAMIXEL)
 # The protocols a user is offered: servo_driver's `protocol` parameter, the launch files'
-# `protocol:=`, sim_device, the demo and the web view build their choices from this one line.
-# The bus protocols join it once BusLink drives them from servo_driver (issue 23):
-# PWM_PROTOCOLS + BUS_PROTOCOLS.
-OFFERED_PROTOCOLS: tuple[Protocol, ...] = PWM_PROTOCOLS
+# `protocol:=`, sim_device, the demo and the web view build their choices from this one line
+# (the bus protocols since servo_driver drives them through BusLink, issue 23).
+OFFERED_PROTOCOLS: tuple[Protocol, ...] = PWM_PROTOCOLS + BUS_PROTOCOLS
 
 
 class AnswerKind(enum.Enum):
