@@ -50,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help='python: the simulated board of fabrik_ros.boardsim; simavr: the '
                              'Uno firmware in the simavr simulator, native protocol only '
                              '(default: python)')
-    offered = OFFERED_PROTOCOLS + tuple(p for p in SIMULATED_PROTOCOLS if p.is_bus)
+    offered = tuple(dict.fromkeys(OFFERED_PROTOCOLS + tuple(p for p in SIMULATED_PROTOCOLS
+                                                            if p.is_bus)))
     parser.add_argument('--protocol', choices=[p.value for p in offered],
                         default='native',
                         help='protocol the board speaks (default: native)')
