@@ -6,7 +6,7 @@ which applies a section to the node of that exact name and ignores the rest with
 misspelt node (``fabrik_ikk``), a parameter the node does not have, a section meant for the
 root namespace while the launch runs under ``namespace:=left``. So the file is read here,
 every section and parameter checked against what the nodes declare
-(:mod:`fabrik_ros.nodes.node_parameters`), and each node of the launch gets its own
+(:mod:`fabrik_ros.node_parameters`), and each node of the launch gets its own
 parameters as a dictionary, in whatever namespace it runs.
 """
 
@@ -21,7 +21,7 @@ from fabrik_ros.kinematics.description.arm_file import PARAMS_KEY, WILDCARD
 from fabrik_ros.kinematics.description.arm_keys import closest, TOP_KEYS
 from fabrik_ros.kinematics.description.flat_keys import flatten
 from fabrik_ros.launch_support.errors import LaunchArgumentError
-from fabrik_ros.nodes.node_parameters import node_parameters, STANDARD_PARAMETERS
+from fabrik_ros.node_parameters import node_parameters, STANDARD_PARAMETERS
 
 ARGUMENT = 'params_file'
 MAX_BYTES = 1 << 20     # far more than any file of node parameters

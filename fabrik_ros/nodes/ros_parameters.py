@@ -49,7 +49,7 @@ from fabrik_ros.kinematics.description.arm_keys import (
     ValueKind,
 )
 from fabrik_ros.kinematics.description.flat_keys import flatten, nest
-from fabrik_ros.nodes.node_parameters import node_parameters, STANDARD_PARAMETERS
+from fabrik_ros.node_parameters import node_parameters, STANDARD_PARAMETERS
 
 
 def config_hint() -> str:

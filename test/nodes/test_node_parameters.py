@@ -1,6 +1,6 @@
 """The table of each node's own parameters, read from the sources, is what real nodes declare.
 
-fabrik_ros.nodes.node_parameters parses the nodes' ``declare`` calls (the launch files and the
+fabrik_ros.node_parameters parses the nodes' ``declare`` calls (the launch files and the
 arm loader read it without rclpy); here each node is built with rclpy and its declarations,
 arm keys aside, must be the table's row for it, in order.
 """
@@ -8,9 +8,9 @@ arm keys aside, must be the table's row for it, in order.
 import pytest
 
 from fabrik_ros.kinematics.description.arm_keys import TOP_KEYS
+from fabrik_ros.node_parameters import node_parameters
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.nodes.ik_node import FabrikIkNode
-from fabrik_ros.nodes.node_parameters import node_parameters
 from fabrik_ros.nodes.ros_parameters import _DECLARED
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from fabrik_ros.nodes.web_view_node import WebViewNode

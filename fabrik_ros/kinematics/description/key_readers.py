@@ -20,6 +20,7 @@ from fabrik_ros.kinematics.description.arm_keys import (
     ValueKind,
 )
 from fabrik_ros.kinematics.errors import ArmConfigError
+from fabrik_ros.node_parameters import node_parameters
 
 
 def join(path: str, key: str) -> str:
@@ -67,7 +68,6 @@ def _node_parameter(key: str, value: Any) -> str:
     ``use_pose_orientation: true`` copied under ``/**`` is fabrik_ik's, not a misspelt arm
     key. The table is read from the nodes' sources (no rclpy), only on this error path.
     """
-    from fabrik_ros.nodes.node_parameters import node_parameters
     return node_parameters().where_it_goes(key, value)
 
 

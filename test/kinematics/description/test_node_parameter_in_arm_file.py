@@ -2,7 +2,7 @@
 
 Issue 24.3: ``use_pose_orientation: true`` under ``/**`` was refused as "not a known key; the
 closest known key is aux_servos". Every parameter of every node is tried, the table coming
-from the nodes' own declarations (fabrik_ros.nodes.node_parameters).
+from the nodes' own declarations (fabrik_ros.node_parameters).
 """
 
 from pathlib import Path
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fabrik_ros.kinematics import ArmConfigError, load_arm
-from fabrik_ros.nodes.node_parameters import node_parameters
+from fabrik_ros.node_parameters import node_parameters
 
 ARM_4DOF = Path(__file__).resolve().parents[3] / 'config' / 'arm_4dof.yaml'
 _EVERY = sorted({(node, name) for node, names in node_parameters().nodes.items()

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-_NODES_DIR = Path(__file__).resolve().parent
+_NODES_DIR = Path(__file__).resolve().parent / 'nodes'
 _PACKAGE = 'fabrik_ros.nodes.'
 # The one function a node declares its own parameters with (ros_parameters.declare).
 _DECLARE = 'declare'
