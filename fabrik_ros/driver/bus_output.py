@@ -78,7 +78,7 @@ class BusOutput:
 
     def __init__(self, path: str, arm: Arm, *, protocol: Protocol,
                  options: LinkOptions = BUS_OPTIONS,
-                 warn: Callable[[str], None] = lambda message: None,
+                 warn: Callable[[str], object] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic,
                  serial_factory: SerialFactory = open_serial) -> None:
         joints, aux = arm.servo_map.count_servos()
