@@ -8,14 +8,10 @@ import sys
 import pytest
 
 from fabrik_ros.demo.cli import SEQUENCE, SO101_SEQUENCE
-from fabrik_ros.servo_io import OFFERED_PROTOCOLS, Protocol
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = ('#', 'step', 'sent on', 'target [m]', 'result', 'residual [mm]', 'joint angles',
            'held', 'time [s]')
-# Until servo_driver drives a bus, OFFERED_PROTOCOLS leaves the bus protocols out (issue 23).
-BUS_OFFERED = pytest.mark.skipif(Protocol.FEETECH not in OFFERED_PROTOCOLS,
-                                 reason='the bus protocols are not offered yet')
 # What each board's column holds: its heading, how many outputs, their range.
 HELD = {'native': ('board pins [us]', 4, (500, 2500)),
         'maestro': ('board pins [us]', 4, (500, 2500)),
@@ -43,10 +39,8 @@ def _rows(stdout: str, held: str = 'board pins [us]') -> list[dict[str, str]]:
 @pytest.mark.ros
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize('board, protocol', [('python', 'native'), ('python', 'maestro'),
-                                             ('simavr', 'native'),
-                                             pytest.param('python', 'feetech', marks=BUS_OFFERED),
-                                             pytest.param('python', 'dynamixel',
-                                                          marks=BUS_OFFERED)])
+                                             ('simavr', 'native'), ('python', 'feetech'),
+                                             ('python', 'dynamixel')])
 def test_demo_prints_every_step_as_expected_and_exits_0(board, protocol, tmp_path):
     plot = tmp_path / 'poses.png'
     result = _run_demo('--board', board, '--protocol', protocol, '--plot', str(plot))
@@ -81,7 +75,6 @@ def test_demo_refuses_an_unknown_protocol():
     assert "invalid choice: 'lss'" in result.stderr
 
 
-@BUS_OFFERED
 def test_demo_refuses_an_arm_file_of_the_other_kind_of_servo():
     result = _run_demo('--protocol', 'feetech', '--config', 'config/arm_4dof.yaml')
     assert result.returncode == 1
