@@ -29,7 +29,7 @@ from fabrik_ros.kinematics.description.arm_keys import closest
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
 from fabrik_ros.launch_support import description, namespace, node_params
 from fabrik_ros.launch_support.errors import LaunchArgumentError
-from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS
+from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 
 PACKAGE = 'fabrik_ros'
 TRUE_FALSE = ('true', 'false')
@@ -217,7 +217,9 @@ def plan_arm(values: Mapping[str, str], *, share: Path,
     _check_choices(values, arm_arguments(share))
     space = namespace.checked_namespace(values[namespace.ARGUMENT])
     config = _checked_config(values['config'])
-    urdf = _checked_description(values, load_arm(config))
+    loaded = load_arm(config)
+    urdf = _checked_description(values, loaded)
+    _check_servo_kind(values['protocol'], loaded, config, share)
     if not values['port']:
         raise LaunchArgumentError('port:= is empty; name the serial device of the board, e.g. '
                                   'port:=/dev/ttyUSB0')
@@ -260,7 +262,8 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
     _check_choices(values, sim_arguments(share))
     space = namespace.checked_namespace(values[namespace.ARGUMENT])
     config = _checked_config(values['config'])
-    urdf = _checked_description(values, load_arm(config))
+    loaded = load_arm(config)
+    urdf = _checked_description(values, loaded)
     board, protocol = values['board'], values['protocol']
     link = values['link'] or namespace.default_link(space)
     if values['sim_device'] == 'false':
@@ -280,10 +283,12 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
                     f'protocol only; protocol:={protocol} needs board:=python')
             simavr_check()
         _check_link(link, owner_of)
+        _check_servo_kind(protocol, loaded, config, share)
         given = _node_values(values, ('fabrik_ik', 'servo_driver'), space,
                              _SIM_DRIVER_ARGUMENTS)
         arm = (Process(PACKAGE, 'sim_device', node=False, required=True,
-                       arguments=('--board', board, '--protocol', protocol, '--link', link)),
+                       arguments=('--board', board, '--protocol', protocol, '--link', link,
+                                  *_bus_channels(protocol, loaded))),
                Process(PACKAGE, 'servo_driver', parameters=(
                    config, {'port': link, 'protocol': protocol},
                    *_own(given, 'servo_driver'))))
@@ -328,6 +333,33 @@ def _node_values(values: Mapping[str, str], started: tuple[str, ...], space: str
 def _own(given: node_params.NodeValues, node: str) -> tuple[dict, ...]:
     """Return the node's parameters from the files as one more entry, none if it has none."""
     return (given[node],) if given.get(node) else ()
+
+
+def _check_servo_kind(protocol: str, arm: Arm, config: str, share: Path) -> None:
+    """Refuse a protocol that drives another kind of servo than the arm file calibrates.
+
+    Said here once, before servo_driver would refuse the arm file at its start.
+    """
+    bus = Protocol(protocol).is_bus
+    if bus == (arm.servo_map.unit == 'count'):
+        return
+    if bus:
+        raise LaunchArgumentError(
+            f'protocol:={protocol} drives bus servos calibrated in counts (id, zero_count), '
+            f'but config:={config} calibrates pulse widths (channel, min_us, max_us); give a '
+            f"bus arm file, e.g. config:={share / 'config' / 'so101.yaml'}")
+    raise LaunchArgumentError(
+        f'protocol:={protocol} drives a PWM board in pulse widths, but config:={config} '
+        f'calibrates bus servos in counts; give protocol:=feetech or protocol:=dynamixel')
+
+
+def _bus_channels(protocol: str, arm: Arm) -> tuple[str, ...]:
+    """Return sim_device's ``--channels`` for a bus: servos with ids 1 .. the arm's highest."""
+    if not Protocol(protocol).is_bus:
+        return ()
+    servo_map = arm.servo_map
+    return ('--channels', str(max(s.channel for s in (*servo_map.calibrations,
+                                                        *servo_map.aux))))
 
 
 def _check_choices(values: Mapping[str, str], arguments: tuple[Argument, ...]) -> None:

@@ -1,0 +1,84 @@
+"""sim.launch.py sim_device:=true protocol:=feetech|dynamixel runs an arm file in counts on a bus.
+
+Pure Python, as test_arguments.py: the plan the launch files hand to ROS 2's launch.
+"""
+
+import pytest
+
+from fabrik_ros.launch_support.arguments import (
+    arm_arguments,
+    defaults,
+    LaunchArgumentError,
+    plan_arm,
+    plan_sim,
+    sim_arguments,
+)
+from test.package_layout import REPO_ROOT
+
+SHARE = REPO_ROOT
+SO101 = str(REPO_ROOT / 'config' / 'so101.yaml')
+ARM_4DOF = str(REPO_ROOT / 'config' / 'arm_4dof.yaml')
+
+
+def _sim(**given):
+    return plan_sim(defaults(sim_arguments(SHARE), **given), share=SHARE,
+                    installed=lambda package: False, simavr_check=lambda: None,
+                    owner_of=lambda link: None)
+
+
+def _arm(**given):
+    return plan_arm(defaults(arm_arguments(SHARE), **given), share=SHARE,
+                    installed=lambda package: False)
+
+
+@pytest.mark.parametrize('protocol', ['feetech', 'dynamixel'])
+def test_the_so101_runs_on_a_simulated_bus_with_a_servo_for_every_id(protocol, tmp_path):
+    link = str(tmp_path / 'ttyBUS')
+    ik, board, driver = _sim(sim_device='true', protocol=protocol, config=SO101,
+                             link=link).processes
+    assert (ik.executable, board.executable, driver.executable) == (
+        'fabrik_ik', 'sim_device', 'servo_driver')
+    # ids 1-5 on the chain, 6 the gripper: the bus has servos 1..6
+    assert board.arguments == ('--board', 'python', '--protocol', protocol, '--link', link,
+                               '--channels', '6')
+    assert driver.parameters == (SO101, {'port': link, 'protocol': protocol})
+
+
+def test_a_pwm_board_is_simulated_with_its_default_outputs(tmp_path):
+    link = str(tmp_path / 'ttySIM')
+    board = _sim(sim_device='true', protocol='ssc32', link=link).processes[1]
+    assert '--channels' not in board.arguments
+
+
+@pytest.mark.parametrize('plan, extra', [(_sim, {'sim_device': 'true'}),
+                                         (_arm, {'port': '/dev/ttyUSB0'})])
+def test_a_bus_protocol_with_an_arm_file_in_pulse_widths_is_refused_naming_the_fix(
+        plan, extra, tmp_path):
+    given = {'protocol': 'feetech', 'config': ARM_4DOF, **extra}
+    if plan is _sim:
+        given['link'] = str(tmp_path / 'tty')
+    with pytest.raises(LaunchArgumentError) as refused:
+        plan(**given)
+    message = str(refused.value)
+    assert 'protocol:=feetech drives bus servos calibrated in counts' in message
+    assert f'config:={ARM_4DOF} calibrates pulse widths' in message
+    assert f'config:={SO101}' in message
+
+
+@pytest.mark.parametrize('plan, extra', [(_sim, {'sim_device': 'true'}),
+                                         (_arm, {'port': '/dev/ttyUSB0'})])
+def test_a_pwm_protocol_with_a_bus_arm_file_is_refused_naming_the_bus_protocols(
+        plan, extra, tmp_path):
+    given = {'protocol': 'maestro', 'config': SO101, **extra}
+    if plan is _sim:
+        given['link'] = str(tmp_path / 'tty')
+    with pytest.raises(LaunchArgumentError) as refused:
+        plan(**given)
+    assert str(refused.value) == (
+        f'protocol:=maestro drives a PWM board in pulse widths, but config:={SO101} '
+        'calibrates bus servos in counts; give protocol:=feetech or protocol:=dynamixel')
+
+
+def test_sim_arm_stands_in_for_a_bus_arm_without_a_protocol():
+    ik, arm = _sim(config=SO101).processes
+    assert arm.executable == 'sim_arm' and arm.parameters == (SO101,)
