@@ -42,6 +42,9 @@ from fabrik_ros.servo_io.errors import LinkError, NotABoard
 from fabrik_ros.servo_io.link_options import LinkState
 
 START_WAIT_S = 0.5        # after connecting, the longest wait for a first position report
+# A bus reports every servo's position once it is admitted (tens of ms after the connect);
+# waiting longer for it on a loaded host beats the slow move home from an unknown pose.
+BUS_START_WAIT_S = 2.0
 LINK_WARN_EVERY_S = 10.0  # one line per cause of link trouble this often, while it lasts
 SHUTDOWN_SYNC_S = 1.0     # how long the exit waits for the servos to confirm their final state
 # Handed-over commands whose published copy has not come back yet; more are lost copies.
@@ -85,17 +88,20 @@ class ServoDriver:
     :param log: takes each line the driver has to say
     :param busy: returns why joint commands must wait ('' when they need not): a
         calibration jog holding the servos
+    :param start_wait_s: after connecting, the longest wait for a position report [s]
+        before the safe start moves home slowly from an unknown pose
     """
 
     def __init__(self, arm: Arm, output: ServoOutput, *, speeds_rad_s: Sequence[float],
                  home_move_s: float, step_s: float, clock: Callable[[], float],
-                 log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '') -> None:
+                 log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '',
+                 start_wait_s: float = START_WAIT_S) -> None:
         self._arm, self._output = arm, output
         self._clock, self._log, self._busy = clock, log, busy
         self._step_s = step_s
         self.planner = MotionPlanner(SlewLimiter(tuple(speeds_rad_s)), arm.home,
                                      home_move_s=home_move_s, step_s=step_s)
-        self._machine = ArmStateMachine(self.planner, start_wait_s=START_WAIT_S,
+        self._machine = ArmStateMachine(self.planner, start_wait_s=start_wait_s,
                                         warn_every_s=LINK_WARN_EVERY_S)
         self._axes = aux_axes(arm.servo_map)
         self._intake = CommandIntake(arm.joints, self._axes, clock=clock)

@@ -13,7 +13,13 @@ from fabrik_ros.driver.arm_state_machine import Actions, LogLine, Phase
 from fabrik_ros.driver.board_layout import check_board_channels
 from fabrik_ros.driver.bus_output import bus_options, BusOutput
 from fabrik_ros.driver.pulse_output import PulseOutput
-from fabrik_ros.driver.servo_driver import FinalState, reply_of, ServoDriver
+from fabrik_ros.driver.servo_driver import (
+    BUS_START_WAIT_S,
+    FinalState,
+    reply_of,
+    ServoDriver,
+    START_WAIT_S,
+)
 from fabrik_ros.driver.servo_output import servo_addresses, ServoHealth, ServoOutput
 from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.diagnostics import (
@@ -106,7 +112,8 @@ class ServoDriverNode(ConfiguredNode):
             self._arm, self._output, speeds_rad_s=self._parameter('max_speed_rad_s'),
             home_move_s=self._parameter('home_move_time_s'),
             step_s=1.0 / self._parameter('control_rate_hz'), clock=time.monotonic,
-            log=self._log, busy=lambda: _JOG_HOLDS if self._jog and self._jog.active else '')
+            log=self._log, busy=lambda: _JOG_HOLDS if self._jog and self._jog.active else '',
+            start_wait_s=BUS_START_WAIT_S if self._output.protocol.is_bus else START_WAIT_S)
         if isinstance(self._output, PulseOutput):
             self._jog = ServoJog(self, self._arm, self._output.layout, self._output.link,
                                  self._driver.planner, refusal=self._jog_refusal,

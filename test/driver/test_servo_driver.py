@@ -7,7 +7,13 @@ from typing import Optional
 import pytest
 
 from fabrik_ros.driver.arm_state_machine import LogLevel, Phase
-from fabrik_ros.driver.servo_driver import FinalState, ServoDriver, SHUTDOWN_SYNC_S
+from fabrik_ros.driver.servo_driver import (
+    BUS_START_WAIT_S,
+    FinalState,
+    ServoDriver,
+    SHUTDOWN_SYNC_S,
+    START_WAIT_S,
+)
 from fabrik_ros.driver.servo_output import HealthLevel, ServoReport
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
@@ -87,13 +93,14 @@ class FakeOutput:
 
 
 class Rig:
-    def __init__(self, busy=lambda: ''):
+    def __init__(self, busy=lambda: '', **options):
         self.clock = [100.0]
         self.output = FakeOutput(self.clock)
         self.logs = []
         self.driver = ServoDriver(ARM, self.output, speeds_rad_s=[SPEED] * 5,
                                   home_move_s=HOME_MOVE_S, step_s=STEP_S,
-                                  clock=lambda: self.clock[0], log=self.logs.append, busy=busy)
+                                  clock=lambda: self.clock[0], log=self.logs.append, busy=busy,
+                                  **options)
 
     def advance(self, seconds):
         end = self.clock[0] + seconds
@@ -126,6 +133,18 @@ def test_the_safe_start_holds_the_reported_units_then_moves_home_slowly():
     assert home == pytest.approx(_units(HOME)) and move_s >= HOME_MOVE_S
     assert rig.texts() == ['board connected: fake v1',
                            f'board ready: moving home over {move_s:.1f} s from the reported pose']
+
+
+@pytest.mark.parametrize('start_wait_s', [START_WAIT_S, BUS_START_WAIT_S])
+def test_without_a_report_the_start_waits_its_time_then_moves_home_slowly(start_wait_s):
+    rig = Rig(start_wait_s=start_wait_s)
+    rig.output.connect()
+    rig.advance(start_wait_s - 2 * STEP_S)
+    assert rig.output.sent == [] and rig.output.attached == [], 'still waiting for a report'
+    rig.advance(4 * STEP_S)    # the connect is taken on the first tick, a step after it
+    (_, home, move_s), = rig.output.sent
+    assert home == pytest.approx(_units(HOME)) and move_s >= HOME_MOVE_S
+    assert rig.texts()[-1] == f'board ready: moving home over {move_s:.1f} s from an unknown pose'
 
 
 def test_a_command_is_stepped_at_the_speed_limit_in_servo_units_on_arrival():
