@@ -12,13 +12,10 @@ from std_srvs.srv import SetBool
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
-from fabrik_ros.servo_io import OFFERED_PROTOCOLS, Protocol
+from fabrik_ros.servo_io import Protocol
 from test.nodes.conftest import REPO_ROOT
 
-pytestmark = [pytest.mark.ros, pytest.mark.timeout(60),
-              pytest.mark.skipif(Protocol.FEETECH not in OFFERED_PROTOCOLS,
-                                 reason='servo_driver offers the bus protocols once servo_io '
-                                        'turns them on (OFFERED_PROTOCOLS)')]
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 
 CONFIG = REPO_ROOT / 'config' / 'so101.yaml'
 ARM = load_arm(CONFIG)
