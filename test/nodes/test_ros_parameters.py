@@ -189,7 +189,7 @@ def test_describe_shows_each_range_and_choices(ros, arm_args, tmp_path):
     assert '[m/s]' in speed.description
     assert driver.describe_parameter('baud').integer_range[0].to_value == 4_000_000
     for node, name, words in ((driver, 'on_shutdown', FINAL_STATES),
-                              (driver, 'protocol', 'native, ssc32, maestro'),
+                              (driver, 'protocol', 'native, ssc32, maestro, feetech, dynamixel'),
                               (driver, 'board_timeout_action', 'hold, detach'),
                               (ik, 'solver.bend', 'any, up, down'),
                               (ik, 'joints.elbow.kind', 'yaw, pitch, roll')):
