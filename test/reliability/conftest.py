@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from fabrik_ros.boardsim.simavr_board import build_hardware, missing_prerequisites, SimavrBoard
-from fabrik_ros.servo_io import link as link_module
+from fabrik_ros.servo_io import connection as link_module  # the port handling of the links
 from fabrik_ros.servo_io import Protocol, ServoLink
 from test.reliability.rig import calibrated_config, Rig
 from test.reliability.tapped_board import TappedBoard

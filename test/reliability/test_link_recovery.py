@@ -7,7 +7,7 @@ import time
 import pytest
 
 from fabrik_ros.boardsim import SimBoard
-from fabrik_ros.servo_io import link as link_module
+from fabrik_ros.servo_io import connection as link_module  # the port handling of the links
 from fabrik_ros.servo_io import LinkOptions, LinkState, ServoLink
 
 # A back-off far longer than the test waits for the reconnect, so only watching the path can
