@@ -1,4 +1,4 @@
-"""Settings and state of a :class:`~fabrik_ros.servo_io.link.ServoLink`."""
+"""Settings and state of the links (:class:`~fabrik_ros.servo_io.link.ServoLink`, BusLink)."""
 
 from dataclasses import dataclass, fields
 import enum

@@ -1,4 +1,4 @@
-"""Statistics of a :class:`~fabrik_ros.servo_io.link.ServoLink`: live counters and snapshots."""
+"""Statistics of the links (ServoLink, BusLink): live counters and snapshots."""
 
 import collections
 from dataclasses import dataclass, field
