@@ -258,8 +258,13 @@ class Connection:
             with self._write_lock:
                 if self._write_error is not None:
                     raise self._write_error
+                # Answers that came while this thread was away (preempted on a busy host)
+                # count before a deadline is judged: they were on time.
+                waiting = self.read(0.0)
                 with self.lock:
                     self._nudged.clear()      # a command from now on ends the wait below
+                    if waiting:
+                        traffic.received(waiting, self.clock())
                     now = self.clock()
                     try:
                         traffic.expire(now)
