@@ -180,11 +180,14 @@ class ServoDriverNode(ConfiguredNode):
             reason = self._check(parameter)
             if reason:
                 return SetParametersResult(successful=False, reason=reason)
-        for parameter in parameters if self._driver is not None else ():
+        driver = self._driver
+        if driver is None:
+            return SetParametersResult(successful=True)
+        for parameter in parameters:
             if parameter.name == 'max_speed_rad_s':
-                self._driver.set_speeds(parameter.value)
+                driver.set_speeds(parameter.value)
             elif parameter.name == 'home_move_time_s':
-                self._driver.set_home_move_s(parameter.value)
+                driver.set_home_move_s(parameter.value)
         return SetParametersResult(successful=True)
 
     def _check(self, parameter: Parameter) -> str:
