@@ -167,6 +167,7 @@ class _Servo:
     model: str = ''
     admitted: bool = False          # present position read on this connection
     busy: bool = False              # a task of its own is queued or running
+    rewish: bool = False            # torque wished while busy (its task read an older wish)
     silent_since: Optional[float] = None
     misses: int = 0
     next_ping_s: float = 0.0
@@ -272,7 +273,7 @@ class BusScheduler:
         self._goal_written = self._goal_version
         self._next_refresh_s = math.inf
         for servo in self._servos.values():
-            servo.admitted = servo.busy = False
+            servo.admitted = servo.busy = servo.rewish = False
             servo.goal = servo.present = None
             servo.misses = 0
             if servo.id in answered:
@@ -319,14 +320,19 @@ class BusScheduler:
     def set_torque(self, on: bool) -> None:
         """Turn every servo's torque on (holding its present position) or off (limp).
 
-        Goals set before are dropped: the servos hold where they stand until the next.
+        Goals set before are dropped: the servos hold where they stand until the next. A
+        servo whose own task is under way (a torque change, its admission) gets this wish
+        when that task ends, if the task left it otherwise: the latest wish wins.
         """
         self._torque_want = bool(on)
         self._goals.clear()
         self._goal_written = self._goal_version
         for servo in self._servos.values():
-            if servo.admitted and servo.silent_since is None and not servo.busy:
-                self._start(servo, self._hold_torque(servo))
+            if servo.admitted and servo.silent_since is None:
+                if servo.busy:
+                    servo.rewish = True         # seen to when its task ends (_step)
+                else:
+                    self._start(servo, self._hold_torque(servo))
 
     def admission_done(self) -> bool:
         """Return True once every servo is admitted or found silent (none mid-admission)."""
@@ -442,6 +448,12 @@ class BusScheduler:
             servo.busy = False
             self._task = None
             self._next = None
+            if servo.rewish:
+                servo.rewish = False
+                if (servo.admitted and servo.silent_since is None
+                        and self._torque_want is not None
+                        and servo.torque is not self._torque_want):
+                    self._start(servo, self._hold_torque(servo))
 
     def _queue_repings(self, now_s: float) -> None:
         for servo in self._servos.values():
