@@ -69,6 +69,8 @@ def e2e_table(results: dict, keys: tuple[str, ...]) -> list[str]:
     for key in keys:
         run = setup[key]
         label = f'{run["layout"]}, {run["protocol"]}'
+        if run.get('config', 'config/arm_4dof.yaml') != 'config/arm_4dof.yaml':
+            label += f' ({Path(run["config"]).stem})'
         rows = [*results[key].items(), ('soak', results['soak'][key])]
         for rate, f in rows:
             shown = f'{f["rate_hz"]:.0f} ({f["seconds"]:.0f} s)' if rate == 'soak' else rate

@@ -112,6 +112,15 @@ E2E_RUNS = (
     E2eRun('e2e_composed_ssc32', Layout.COMPOSED, Protocol.SSC32, in_quick=False),
     E2eRun('e2e_maestro', Layout.TWO_PROCESS, Protocol.MAESTRO),
     E2eRun('e2e_composed_maestro', Layout.COMPOSED, Protocol.MAESTRO, in_quick=False),
+    # the bus protocols drive the SO-101 (e2e_latency.BUS_CONFIG); the demo tests cover --quick
+    E2eRun('e2e_feetech', Layout.TWO_PROCESS, Protocol.FEETECH, e2e_latency.BUS_BAUD,
+           in_quick=False),
+    E2eRun('e2e_composed_feetech', Layout.COMPOSED, Protocol.FEETECH, e2e_latency.BUS_BAUD,
+           in_quick=False),
+    E2eRun('e2e_dynamixel', Layout.TWO_PROCESS, Protocol.DYNAMIXEL, e2e_latency.BUS_BAUD,
+           in_quick=False),
+    E2eRun('e2e_composed_dynamixel', Layout.COMPOSED, Protocol.DYNAMIXEL,
+           e2e_latency.BUS_BAUD, in_quick=False),
 )
 
 
@@ -242,7 +251,7 @@ def main() -> None:
         'e2e_setup': {
             'config': 'config/arm_4dof.yaml', 'settings': e2e['e2e']['settings'],
             'runs': {run.key: {'layout': run.layout.value, 'protocol': run.protocol.value,
-                               'baud': run.baud,
+                               'baud': run.baud, 'config': e2e[run.key]['config'],
                                'loadavg_1min': e2e[run.key]['loadavg_1min'],
                                'instrument_realtime': e2e[run.key]['instrument_realtime']}
                      for run in runs(args.quick)}},
