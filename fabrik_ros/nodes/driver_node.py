@@ -28,7 +28,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_pacer import GapPacer
+from fabrik_ros.nodes.gap_pacer import Action, GapPacer, SETTLE_S
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -126,10 +126,12 @@ class ServoDriverNode(ConfiguredNode):
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
         self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
-        # joint_states right after a command while commands stream, never just before one
+        # joint_states in the gaps between streamed commands, never just before one
         self._state_pacer = GapPacer(1.0 / self._parameter('state_rate_hz'))
         self._commands_by_call = False      # fabrik_arm: the published copies are no events
         self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
+        self._state_settle = self.create_timer(SETTLE_S, self._on_state_settle)
+        self._state_settle.cancel()
         self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
 
     # -- set-up ------------------------------------------------------------------------------
@@ -301,8 +303,16 @@ class ServoDriverNode(ConfiguredNode):
         self._after_command()
 
     def _after_command(self) -> None:
-        """Publish the states now if due: right after a command, the next is furthest away."""
-        if self._state_pacer.after_target(time.monotonic()):
+        """Publish the states in the gap after this command, if they are due (GapPacer)."""
+        action = self._state_pacer.after_target(time.monotonic())
+        if action is Action.NOW:
+            self._publish_states()
+        elif action is Action.SETTLE:
+            self._state_settle.reset()       # once the command has gone its way
+
+    def _on_state_settle(self) -> None:
+        self._state_settle.cancel()
+        if self._state_pacer.on_settle(time.monotonic()):
             self._publish_states()
 
     def _on_control_timer(self) -> None:

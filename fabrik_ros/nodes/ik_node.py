@@ -28,7 +28,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_pacer import GapPacer
+from fabrik_ros.nodes.gap_pacer import Action, GapPacer, SETTLE_S
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -139,9 +139,11 @@ class FabrikIkNode(ConfiguredNode):
         self._path_timer.cancel()
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._unpublished: Optional[tuple] = None
-        # Markers right after a command while targets stream, never just before one (gap_pacer)
+        # Markers in the gaps between streamed targets, never just before one (gap_pacer)
         self._marker_pacer = GapPacer(1.0 / _MARKER_RATE_HZ)
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
+        self._marker_settle = self.create_timer(SETTLE_S, self._on_marker_settle)
+        self._marker_settle.cancel()
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True)
         self._interactive: Optional[InteractiveTarget] = None
@@ -330,9 +332,12 @@ class FabrikIkNode(ConfiguredNode):
         stamp = self.get_clock().now().to_msg()
         self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
-        if self._marker_pacer.after_target(time.monotonic()):
+        action = self._marker_pacer.after_target(time.monotonic())
+        if action is Action.NOW:
             self._publish_unpublished()
-        elif self._marker_timer.is_canceled():
+        elif action is Action.SETTLE:
+            self._marker_settle.reset()      # once this target has gone its way
+        if self._unpublished is not None and self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
 
@@ -385,6 +390,12 @@ class FabrikIkNode(ConfiguredNode):
         if self._unpublished is None:
             self._marker_timer.cancel()
         elif self._marker_pacer.on_timer(time.monotonic()):
+            self._publish_unpublished()
+
+    def _on_marker_settle(self) -> None:
+        """Draw the newest solution a settle time after a target, if markers are due."""
+        self._marker_settle.cancel()
+        if self._unpublished is not None and self._marker_pacer.on_settle(time.monotonic()):
             self._publish_unpublished()
 
     def _publish_unpublished(self) -> None:

@@ -8,20 +8,35 @@ import random
 
 import pytest
 
-from fabrik_ros.nodes.gap_pacer import GapPacer, GUARD_S
+from fabrik_ros.nodes.gap_pacer import Action, FAST_S, GapPacer, GUARD_S, SETTLE_S
 
 PERIOD_S = 0.05         # joint_states at 20 Hz
 
 
 def _run(pacer: GapPacer, targets: list[float], end_s: float,
          timer_phase_s: float) -> list[tuple[float, str]]:
-    """Feed targets and the work's timer ticks (its own grid) in time order; return the work."""
+    """Feed targets, the work's timer ticks (its own grid) and the settle timer in time order.
+
+    The settle timer is re-armed by each target that asks for it, as rclpy's Timer.reset()
+    does, and fires once. Return when the work was done and by what.
+    """
     ticks = [timer_phase_s + k * pacer.period_s
              for k in range(math.ceil(end_s / pacer.period_s) + 1)]
     events = sorted([(t, 'target') for t in targets] + [(t, 'timer') for t in ticks if t < end_s])
-    work = []
-    for at, source in events:
-        if pacer.after_target(at) if source == 'target' else pacer.on_timer(at):
+    work, settle_at = [], math.inf
+    while events or settle_at < end_s:
+        if events and events[0][0] <= settle_at:
+            at, source = events.pop(0)
+        else:
+            at, source, settle_at = settle_at, 'settle', math.inf
+        if source == 'target':
+            action = pacer.after_target(at)
+            if action is Action.SETTLE:
+                settle_at = at + SETTLE_S
+            done = action is Action.NOW
+        else:
+            done = pacer.on_settle(at) if source == 'settle' else pacer.on_timer(at)
+        if done:
             work.append((at, source))
     return work
 
@@ -44,13 +59,33 @@ def test_without_targets_the_timer_does_the_work_on_every_tick():
 
 @pytest.mark.parametrize('rate_hz', [20.0, 50.0, 200.0, 500.0])
 @pytest.mark.parametrize('phase_s', [0.0, 0.0004, 0.0199, 0.031, 0.0499])
-def test_while_targets_stream_the_work_follows_a_target_and_keeps_its_rate(rate_hz, phase_s):
+def test_while_targets_stream_they_carry_the_work_at_its_rate(rate_hz, phase_s):
     """The timer's phase is the one a commensurate stream would keep for a whole run."""
     targets = _stream(rate_hz, 0.0, 3.0)
     work = _run(GapPacer(PERIOD_S), targets, 3.0, timer_phase_s=phase_s)
     streaming = [source for at, source in work if targets[1] <= at <= targets[-1]]
-    assert streaming and set(streaming) == {'target'}, 'no work from the timer'
+    assert streaming and 'timer' not in streaming, 'no work from the timer'
     assert _rate(work, 0.5, 2.5) == pytest.approx(1 / PERIOD_S, rel=0.05)
+
+
+@pytest.mark.parametrize('rate_hz', [2.0, 5.0, 10.0, 19.0, 20.0, 50.0])
+@pytest.mark.parametrize('phase_s', [0.0, 0.0017, 0.0311, 0.0488])
+def test_at_ordinary_rates_the_work_waits_for_the_target_to_settle(rate_hz, phase_s):
+    """Not right after a target: it is still on its way through the other process and line."""
+    targets = _stream(rate_hz, 0.0, 3.0)
+    work = _run(GapPacer(PERIOD_S), targets, 3.0, timer_phase_s=phase_s)
+    for at, _ in work:
+        before = [t for t in targets if t <= at]
+        assert not before or at - before[-1] >= SETTLE_S - 1e-9, f'work at {at:.4f} s'
+    assert _rate(work, 0.5, 2.5) >= 0.8 / PERIOD_S
+
+
+@pytest.mark.parametrize('rate_hz', [200.0, 500.0])
+def test_when_targets_leave_no_gap_the_work_follows_the_one_nearest_its_due_time(rate_hz):
+    assert 1 / rate_hz < FAST_S
+    targets = _stream(rate_hz, 0.0, 3.0)
+    work = _run(GapPacer(PERIOD_S), targets, 3.0, timer_phase_s=0.01)
+    assert {source for at, source in work if at > targets[1]} == {'target'}
 
 
 @pytest.mark.parametrize('rate_hz', [2.0, 5.0, 10.0, 19.0])
