@@ -18,6 +18,11 @@ from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, C
 from fabrik_ros.kinematics.description.joint import Joint
 from fabrik_ros.kinematics.errors import ArmConfigError, TargetError
 
+# Commands go out and reports come back in whole units (µs or counts): a limit that cuts less
+# than half a unit off a command changes nothing on the line, so it is rounding, not a clamp
+# to report (half a count is 0.04 degrees on a 4096-count turn).
+ROUNDING_UNITS = 0.5
+
 
 @dataclass(frozen=True)
 class ServoCalibration:
@@ -185,8 +190,7 @@ class ServoMap:
             angle = float(values[index])
             safe = joint.home_rad if math.isnan(angle) else joint.clamp(angle)
             units[index] = cal.units(safe)
-            if safe != angle or not _within(cal.unclamped_units(safe), cal.low_units,
-                                            cal.high_units):
+            if math.isnan(angle) or _cut(cal, angle, safe):
                 clamped.append(joint.name)
         return ServoCommand(units, tuple(c.channel for c in self.calibrations), tuple(clamped))
 
@@ -210,6 +214,16 @@ def _as_flat(values: FloatVector, count: int, name: str) -> np.ndarray:
     return array
 
 
-def _within(value: float, low: float, high: float) -> bool:
-    """Return True when a servo unit is in range, allowing for rounding of the line."""
-    return low - 1e-6 <= value <= high + 1e-6
+def _cut(cal: Calibration, angle_rad: float, safe_rad: float) -> bool:
+    """Return True when the limits cut more than rounding off the units ``angle_rad`` asks.
+
+    The joint limits (``safe_rad`` is the angle clamped to them), then the servo's range,
+    may cut a command; a cut of up to :data:`ROUNDING_UNITS` is none: an IK result lands an
+    ulp past a limit it was clamped to in another frame (1.6580600000006758 rad against the
+    SO-101 wrist_flex limit), and a servo sent to its range edge reports the whole unit the
+    line rounded the edge to.
+    """
+    asked = cal.unclamped_units(angle_rad)
+    within = cal.unclamped_units(safe_rad)
+    return (abs(asked - within) > ROUNDING_UNITS
+            or not cal.low_units - ROUNDING_UNITS <= within <= cal.high_units + ROUNDING_UNITS)
