@@ -22,7 +22,7 @@ import time
 
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.servo_io import BUS_PROTOCOLS, BusLink, Protocol
-from fabrik_ros.servo_io.bus_scheduler import line_times
+from fabrik_ros.servo_io.bus_line import line_times
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, Instruction
 from fabrik_ros.servo_io.protocols.control_tables import STS3215, XL430_W250
 from fabrik_ros.servo_io.protocols.dynamixel import DynamixelCodec

@@ -25,8 +25,9 @@ from fabrik_ros.driver.servo_output import (
 )
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, CountCalibration
+from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
-from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS, ServoCondition
+from fabrik_ros.servo_io.bus_reports import ServoCondition
 from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
@@ -53,7 +54,7 @@ _REPORT_PERIODS = 3.0       # a report older than this many feedback periods is 
 def bus_options(baud: int = 0, poll_hz: Optional[float] = None) -> LinkOptions:
     """Return a bus link's options: ``baud`` 0 = the servos' 1,000,000; ``poll_hz`` None = 50.
 
-    The feedback rate's default and why: see :mod:`fabrik_ros.servo_io.bus_scheduler`.
+    The feedback rate's default and why: see :mod:`fabrik_ros.servo_io.bus_line`.
     """
     return replace(BUS_OPTIONS, baud=baud or BUS_OPTIONS.baud,
                    poll_hz=BUS_OPTIONS.poll_hz if poll_hz is None else poll_hz)

@@ -45,7 +45,7 @@ from fabrik_ros.servo_io import (
     Protocol,
     WatchdogAction,
 )
-from fabrik_ros.servo_io.bus_scheduler import BUS_BAUD
+from fabrik_ros.servo_io.bus_line import BUS_BAUD
 
 __all__ = ['FinalState', 'ServoDriverNode', 'main']
 

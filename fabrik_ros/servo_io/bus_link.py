@@ -3,10 +3,10 @@
 :class:`BusLink` holds one :class:`~fabrik_ros.servo_io.connection.Connection` (the port, its
 I/O thread, the back-off and reconnection, as for the PWM boards) and a pure
 :class:`~fabrik_ros.servo_io.bus_scheduler.BusScheduler` that decides what goes on the line
-when (its docstring has the rules and the line times). Callers describe what they want (goals
-in counts, torque on or off) and read what the servos report (present positions, limit
-registers, health); every method may be called from any thread and none blocks but
-:meth:`BusLink.wait_ready` and :meth:`BusLink.sync`.
+when (its docstring has the rules; :mod:`~fabrik_ros.servo_io.bus_line` the line times).
+Callers describe what they want (goals in counts, torque on or off) and read what the
+servos report (present positions, limit registers, health); every method may be called from
+any thread and none blocks but :meth:`BusLink.wait_ready` and :meth:`BusLink.sync`.
 
 At every (re)connect the handshake pings every id: a bus where none answers is refused, named
 with the likely causes; ids that do not answer are named silent and pinged again while the
@@ -19,14 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 import time
 from typing import Optional
 
-from fabrik_ros.servo_io.bus_scheduler import (
-    BUS_OPTIONS,
-    BusPositions,
-    BusScheduler,
-    DEFAULT_TELEMETRY_HZ,
-    Notice,
-    ServoCondition,
-)
+from fabrik_ros.servo_io.bus_line import BUS_OPTIONS, DEFAULT_TELEMETRY_HZ
+from fabrik_ros.servo_io.bus_reports import BusPositions, Notice, ServoCondition
+from fabrik_ros.servo_io.bus_scheduler import BusScheduler
 from fabrik_ros.servo_io.connection import Connection
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.errors import LinkTimeout
@@ -63,7 +58,7 @@ class BusLink:
     :param protocol: ``Protocol.FEETECH`` or ``Protocol.DYNAMIXEL`` (Protocol 2.0)
     :param ids: the servos' bus ids
     :param options: baud, feedback rate (``poll_hz``), reply timeout, retries, back-off; the
-        defaults (:data:`~fabrik_ros.servo_io.bus_scheduler.BUS_OPTIONS`) suit 1 Mbaud
+        defaults (:data:`~fabrik_ros.servo_io.bus_line.BUS_OPTIONS`) suit 1 Mbaud
     :param homing_offsets: the homing-offset register each servo must hold, by id (the arm
         file's); written at connect where a servo holds another
     :param telemetry_hz: readings (load, voltage, temperature, errors) per second, 0 = none

@@ -40,44 +40,30 @@ A servo that misses ``lost_after`` answers in a row is *silent*: named in its he
 out of reads and writes, pinged again until it answers and is admitted anew. The others keep
 going; losing the port is the connection's business, not the scheduler's.
 
-Line times at 1 Mbaud (8N1, 10 µs a byte), six servos (:func:`line_times`):
-
-======================  ===========================  ===========================
-request                 Feetech STS3215 (P1.0)       Dynamixel X (P2.0)
-======================  ===========================  ===========================
-sync write goals        50 B = 500 µs                68 B = 680 µs
-sync read positions     14 + 6 x 8 B = 620 µs        20 + 6 x 15 B = 1100 µs
-telemetry, one servo    8 + 12 B = 200 µs            14 + 32 B + 14 + 12 B = 720 µs
-ping                    6 + 6 B = 120 µs             10 + 14 B = 240 µs
-======================  ===========================  ===========================
-
-Hence the default feedback rate, ``DEFAULT_FEEDBACK_HZ`` = 50 Hz: its reads fill 3.1 %
-(Feetech) and 5.5 % (Dynamixel) of the line, leaving it to the goals (a 500 Hz stream of sync
-writes fills 25 % and 34 %), and a goal that arrives during a read waits at most one read's
-line time (0.6 ms, 1.1 ms). On a real USB adapter every read also costs a turnaround (1 ms
-with the latency timer at 1 ms), which 50 Hz keeps near 5 % of the time; 50 Hz is also the
-rate robot_state_publisher and RViz need for smooth motion. Telemetry (10 reads/s) adds 0.2 %
-and 0.7 %.
+The line time of each request, and the feedback rate chosen from it:
+:mod:`fabrik_ros.servo_io.bus_line`. The steps of admission and of a torque change:
+:mod:`fabrik_ros.servo_io.bus_admission`.
 """
 
 from collections import deque
-from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 import math
 from typing import Optional
 
+from fabrik_ros.servo_io.bus_admission import ServoSteps
+from fabrik_ros.servo_io.bus_line import (
+    DEFAULT_TELEMETRY_HZ,
+    goal_block,
+    goal_span,
+    telemetry_blocks,
+)
+from fabrik_ros.servo_io.bus_reports import BusPositions, Notice, ServoCondition
+from fabrik_ros.servo_io.bus_requests import Request, ServoRecord, Task
 from fabrik_ros.servo_io.link_options import LinkOptions
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
-from fabrik_ros.servo_io.protocols.control_tables import (
-    ControlTable,
-    Register,
-    span,
-    TABLES,
-)
+from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, span
 
-DEFAULT_FEEDBACK_HZ = 50.0      # see the module docstring
-DEFAULT_TELEMETRY_HZ = 10.0     # readings of one servo per second, round robin
 REPING_S = 1.0                  # a silent servo is pinged again this often
 GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
 # How soon after a goal write's last byte a read still counts as riding right behind it:
@@ -85,104 +71,6 @@ GOAL_REFRESH_S = 1.0            # latest goals written again this often while to
 BEHIND_SLACK_S = 0.0005
 # Commands that come at least this often are a stream that reads keep out of the way of.
 STREAM_GAP_MAX_S = 0.25
-# The largest block one telemetry read asks for: above it the registers are read apart.
-TELEMETRY_BLOCK_MAX = 24
-BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them
-
-BUS_OPTIONS = LinkOptions(
-    baud=BUS_BAUD, poll_hz=DEFAULT_FEEDBACK_HZ,
-    # A status is due within its line time plus the servo's return delay (at most 0.5 ms as
-    # shipped) and the adapter's USB turnaround (1 ms at latency timer 1, 16 ms at the FTDI
-    # default): 25 ms covers both, and a servo that stays silent costs no more than that.
-    reply_timeout_s=0.025, handshake_timeout_s=1.0, handshake_interval_s=0.1,
-    max_retries=2, lost_after=3)
-"""A bus link's defaults: 1 Mbaud, feedback at ``DEFAULT_FEEDBACK_HZ``, short reply timeout."""
-
-Task = Generator['Request', Optional[StatusPacket], None]
-
-
-@dataclass(frozen=True)
-class BusPositions:
-    """Present positions from one sync read [counts], by id; servos that did not answer lack."""
-
-    counts: Mapping[int, int]
-    stamp_s: float
-
-
-@dataclass(frozen=True)
-class ServoCondition:
-    """What a servo last reported of itself; None where it has not reported that yet.
-
-    :param temperature_c: its temperature [°C]
-    :param voltage_v: its supply voltage [V]
-    :param load_percent: its load, signed by direction [% of its maximum torque]
-    :param error_words: the error bits of its latest status (and hardware error register), in
-        words; () when none is set
-    :param silent_since_s: when it stopped answering (or the connect it missed), else None
-    :param model: the model its model number names ('' before it was read)
-    :param stamp_s: when the readings were taken [s]
-    """
-
-    temperature_c: Optional[float]
-    voltage_v: Optional[float]
-    load_percent: Optional[float]
-    error_words: tuple[str, ...]
-    silent_since_s: Optional[float]
-    model: str
-    stamp_s: Optional[float]
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something a person should read about one servo (the link has no log of its own)."""
-
-    servo_id: int
-    text: str
-
-    def __str__(self) -> str:
-        """Return ``'servo id 3: stopped answering ...'``."""
-        return f'servo id {self.servo_id}: {self.text}'
-
-
-@dataclass(eq=False)
-class Request:
-    """Bytes for the line and the statuses (by id, in order) that answer them."""
-
-    name: str
-    data: bytes
-    expect: tuple[int, ...] = ()
-    answer_bytes: int = 0
-    statuses: dict[int, StatusPacket] = field(default_factory=dict)
-    sent_s: float = 0.0
-    deadline_s: float = 0.0
-    done: Optional[Callable[[dict[int, StatusPacket], float], None]] = None
-
-
-@dataclass(eq=False)
-class _Servo:
-    """What the scheduler knows of one servo on this connection."""
-
-    id: int
-    table: ControlTable
-    model: str = ''
-    admitted: bool = False          # present position read on this connection
-    busy: bool = False              # a task of its own is queued or running
-    rewish: bool = False            # torque wished while busy (its task read an older wish)
-    silent_since: Optional[float] = None
-    misses: int = 0
-    next_ping_s: float = 0.0
-    limits: Optional[tuple[int, int]] = None
-    homing_offset: Optional[int] = None
-    torque: Optional[bool] = None   # as last read or written (acknowledged)
-    present: Optional[int] = None
-    goal: Optional[int] = None      # the goal last written
-    speed: int = 0                  # the speed last written [register units]
-    temperature_c: Optional[float] = None
-    voltage_v: Optional[float] = None
-    load_percent: Optional[float] = None
-    error: int = 0                  # the latest status error byte
-    hardware_error: int = 0
-    readings_s: Optional[float] = None
 
 
 class BusScheduler:
@@ -228,10 +116,11 @@ class BusScheduler:
         self.telemetry_hz = telemetry_hz
         self._offsets = offsets
         self._byte_s = 10.0 / options.baud
-        self._servos = {servo_id: _Servo(servo_id, table) for servo_id in self.ids}
+        self._servos = {servo_id: ServoRecord(servo_id, table) for servo_id in self.ids}
         self._notices: list[Notice] = []
-        self._tasks: deque[tuple[_Servo, Task]] = deque()
-        self._task: Optional[tuple[_Servo, Task]] = None
+        self._steps = ServoSteps(codec, table, options, counters, offsets, self._notices)
+        self._tasks: deque[tuple[ServoRecord, Task]] = deque()
+        self._task: Optional[tuple[ServoRecord, Task]] = None
         self._next: Optional[Request] = None      # the running task's next request
         self._flight: Optional[Request] = None
         self._line_free_s = 0.0
@@ -378,7 +267,8 @@ class BusScheduler:
 
     def take_notices(self) -> list['Notice']:
         """Return what happened that a person should read (a servo silent or back, an offset)."""
-        notices, self._notices = self._notices, []
+        notices = list(self._notices)
+        self._notices.clear()           # the list is shared with the servo steps
         return notices
 
     # -- what to write -------------------------------------------------------------------------
@@ -419,7 +309,7 @@ class BusScheduler:
 
     # -- tasks: one servo's steps, each answered -------------------------------------------------
 
-    def _start(self, servo: _Servo, task: Task) -> None:
+    def _start(self, servo: ServoRecord, task: Task) -> None:
         servo.busy = True
         self._tasks.append((servo, task))
 
@@ -461,85 +351,15 @@ class BusScheduler:
                 servo.next_ping_s = now_s + REPING_S
                 self._start(servo, self._admit(servo, pinged=False))
 
-    def _ask(self, servo: _Servo, name: str, data: bytes,
-             params: int) -> Generator[Request, Optional[StatusPacket], Optional[StatusPacket]]:
-        """Send ``data`` to ``servo`` until it answers, up to ``max_retries`` times again."""
-        for attempt in range(self.options.max_retries + 1):
-            if attempt:
-                self.count.retries += 1
-            status = yield Request(name, data, (servo.id,), self.codec.status_size(params))
-            if status is not None:
-                return status
-        return None
-
-    def _read(self, servo: _Servo, name: str, registers: Sequence[Register]
-              ) -> Generator[Request, Optional[StatusPacket], Optional[dict[str, int]]]:
-        """Read ``registers`` (one span) of ``servo``; their values by name, None if silent."""
-        address, size = span(*registers)
-        status = yield from self._ask(servo, f'read {name}',
-                                      self.codec.read(servo.id, address, size), size)
-        if status is None or len(status.params) != size:
-            return None
-        return {register.name: register.value_in(status.params, address)
-                for register in registers}
-
-    def _write(self, servo: _Servo, register: Register, value: int
-               ) -> Generator[Request, Optional[StatusPacket], bool]:
-        """Write one register of ``servo``; True once it answered without an error number."""
-        status = yield from self._ask(
-            servo, f'write {register.name}',
-            self.codec.write(servo.id, register.address, register.encode(value)), 0)
-        return status is not None and not self._refused(status)
-
-    def _refused(self, status: StatusPacket) -> bool:
-        """Return True if a status says the instruction was not carried out.
-
-        Protocol 2.0 carries an error *number* in bits 0-6 (bit 7 is the hardware alert);
-        Protocol 1.0 error bits report the servo's condition, not the instruction's fate,
-        except its instruction and range bits.
-        """
-        if self.codec.FIELD_BYTES == 2:
-            return bool(status.error & 0x7F)
-        return bool(status.error & 0x48)        # P1.0 instruction (0x40), range (0x08) bits
-
-    def _admit(self, servo: _Servo, *, pinged: bool) -> Task:
+    def _admit(self, servo: ServoRecord, *, pinged: bool) -> Task:
         """Admit ``servo``: see rule 1 of the module docstring."""
-        if not pinged:
-            status = yield Request('ping', self.codec.ping(servo.id), (servo.id,),
-                                   self.codec.status_size(3 if self.codec.FIELD_BYTES == 2
-                                                          else 0))
-            if status is None:
-                return
-            self._notices.append(Notice(servo.id, 'answers again'))
-            servo.silent_since = None
+        if not pinged and not (yield from self._steps.ping(servo)):
+            return
         servo.misses = 0
         begun = self._goal_version
-        table = self.table
-        model = yield from self._read(servo, 'model number', [table.model_number_register])
-        if model is None:
+        held = yield from self._steps.admit(servo)
+        if held is None:
             return
-        servo.table = self._table_for(model[table.model_number_register.name])
-        table = servo.table
-        servo.model = table.model
-        limits = yield from self._read(servo, 'limits',
-                                       [table.min_position_limit, table.max_position_limit])
-        if limits is None:
-            return
-        servo.limits = (limits[table.min_position_limit.name],
-                        limits[table.max_position_limit.name])
-        torque = yield from self._read(servo, 'torque', [table.torque_enable])
-        if torque is None:
-            return
-        servo.torque = held = bool(torque[table.torque_enable.name])
-        if table.homing_offset is not None:
-            done = yield from self._homing_offset(servo, table.homing_offset)
-            if not done:
-                return
-        present = yield from self._read(servo, 'present position', [table.present_position])
-        if present is None:
-            return
-        servo.present = servo.goal = present[table.present_position.name]
-        servo.speed = 0
         if self._goal_set.get(servo.id, 0) <= begun:
             self._goals.pop(servo.id, None)     # set before the servo (re)appeared: stale
         servo.admitted = True
@@ -547,77 +367,13 @@ class BusScheduler:
         # arm now stands (an STS3215 is torqued at power-up: the arm must not drop).
         yield from self._hold_torque(servo, held)
 
-    def _homing_offset(self, servo: _Servo, register: Register
-                       ) -> Generator[Request, Optional[StatusPacket], bool]:
-        """Read the homing offset; write the arm file's where the servo holds another.
-
-        EEPROM writes need torque off (Dynamixel X refuses them with torque on; a Feetech
-        servo moves while its frame shifts) and, on Feetech, the lock flag cleared and set
-        again so the value is kept at power-off.
-        """
-        read = yield from self._read(servo, 'homing offset', [register])
-        if read is None:
-            return False
-        servo.homing_offset = read[register.name]
-        wanted = self._offsets.get(servo.id)
-        if wanted is None or wanted == servo.homing_offset:
-            return True
-        table = servo.table
-        if not (yield from self._write(servo, table.torque_enable, 0)):
-            return False
-        servo.torque = False
-        if table.lock is not None and not (yield from self._write(servo, table.lock, 0)):
-            return False
-        written = yield from self._write(servo, register, wanted)
-        if table.lock is not None and not (yield from self._write(servo, table.lock, 1)):
-            return False
-        check = yield from self._read(servo, 'homing offset', [register])
-        if check is None:
-            return False
-        before, servo.homing_offset = servo.homing_offset, check[register.name]
-        if written and servo.homing_offset == wanted:
-            self._notices.append(Notice(servo.id, f'homing offset register was {before}, wrote '
-                                              f"{wanted} (the arm file's); torque was turned "
-                                              'off'))
-        else:
-            self._notices.append(Notice(servo.id, f'homing offset register holds '
-                                              f'{servo.homing_offset}, the arm file wants '
-                                              f'{wanted}, and writing it failed'))
-        return True
-
-    def _hold_torque(self, servo: _Servo, held: Optional[bool] = None) -> Task:
+    def _hold_torque(self, servo: ServoRecord, held: Optional[bool] = None) -> Task:
         """Bring the servo's torque to what the caller wants; on: hold where it stands.
 
         :param held: the torque to restore where the caller has not said (None: leave it)
         """
         want = self._torque_want if self._torque_want is not None else held
-        table = servo.table
-        if want is None or (want is False and servo.torque is False):
-            return
-        if want:
-            present = yield from self._read(servo, 'present position', [table.present_position])
-            if present is None:
-                return
-            servo.present = present[table.present_position.name]
-            goal = self._goal_bytes(servo, servo.present, 0)
-            address, _ = self._goal_span(table)
-            status = yield from self._ask(servo, 'write goal',
-                                          self.codec.write(servo.id, address, goal), 0)
-            if status is None or self._refused(status):
-                return
-            servo.goal, servo.speed = servo.present, 0
-            if servo.torque:
-                return
-        if (yield from self._write(servo, table.torque_enable, int(want))):
-            servo.torque = want
-
-    def _table_for(self, model_number: int) -> ControlTable:
-        """Return the table of the model named, else the assumed one (same maker's addresses)."""
-        for table in TABLES.values():
-            if (table.model_number == model_number
-                    and table.model_number_register == self.table.model_number_register):
-                return table
-        return self.table
+        yield from self._steps.hold_torque(servo, want)
 
     # -- feedback, goals, telemetry ---------------------------------------------------------------
 
@@ -678,7 +434,7 @@ class BusScheduler:
         return Request('positions', self.codec.sync_read(register.address, register.size, ids),
                        ids, len(ids) * self.codec.status_size(register.size), done=done)
 
-    def _writable(self) -> list[_Servo]:
+    def _writable(self) -> list[ServoRecord]:
         return [s for s in self._servos.values()
                 if s.admitted and s.silent_since is None and not s.busy
                 and (s.id in self._goals or s.goal is not None)
@@ -692,7 +448,7 @@ class BusScheduler:
     def _goal_request(self, now_s: float) -> Request:
         """Return the sync write of every writable servo's goal and speed (latest wins)."""
         servos = self._writable()
-        address, size = self._goal_span(self.table)
+        address, size = goal_span(self.table)
         data = {}
         for servo in servos:
             held = servo.goal if servo.goal is not None else servo.present
@@ -701,7 +457,7 @@ class BusScheduler:
             speed = servo.speed
             if start is not None and goal != start:
                 speed = self._speed(servo.table, abs(goal - start))
-            data[servo.id] = self._goal_bytes(servo, goal, speed)
+            data[servo.id] = goal_block(servo.table, goal, speed)
             servo.goal, servo.speed = goal, speed
         if self.goals_unsent():          # a command (not a refresh): part of the stream
             self._command_gap_s = now_s - self._command_s
@@ -721,20 +477,6 @@ class BusScheduler:
             return 0
         speed = math.ceil(distance / self._move_s / table.speed_unit_counts_per_s)
         return min(max(speed, 1), table.goal_speed.value_range[1])
-
-    @staticmethod
-    def _goal_span(table: ControlTable) -> tuple[int, int]:
-        return span(table.goal_position, table.goal_speed)
-
-    def _goal_bytes(self, servo: _Servo, goal: int, speed: int) -> bytes:
-        """Return the goal block: position and speed where they sit, zeros between (time 0)."""
-        table = servo.table
-        address, size = self._goal_span(table)
-        block = bytearray(size)
-        for register, value in ((table.goal_position, goal), (table.goal_speed, speed)):
-            offset = register.address - address
-            block[offset:offset + register.size] = register.encode(value)
-        return bytes(block)
 
     def _telemetry_due(self, now_s: float) -> bool:
         return bool(self.telemetry_hz) and now_s >= self._next_telemetry_s and bool(
@@ -824,7 +566,7 @@ class BusScheduler:
         elif self._task is not None:
             self._step(flight.statuses.get(flight.expect[0]))
 
-    def _missed(self, servo: _Servo, now_s: float) -> None:
+    def _missed(self, servo: ServoRecord, now_s: float) -> None:
         servo.misses += 1
         if servo.misses >= self.options.lost_after and servo.silent_since is None:
             servo.silent_since = now_s
@@ -858,7 +600,7 @@ class BusScheduler:
         """Return True while a request awaits its answers."""
         return self._flight is not None
 
-    def _error_words(self, servo: _Servo) -> tuple[str, ...]:
+    def _error_words(self, servo: ServoRecord) -> tuple[str, ...]:
         words = list(self.codec.error_words(servo.error))
         hardware = getattr(self.codec, 'hardware_error_words', None)
         if servo.hardware_error and hardware is not None:
@@ -867,46 +609,3 @@ class BusScheduler:
             words += [w for w in self.codec.error_words(servo.hardware_error) if w not in words]
         return tuple(words)
 
-
-def telemetry_blocks(table: ControlTable) -> list[list[Register]]:
-    """Return the reads that cover a servo's load, voltage, temperature and error register.
-
-    Registers closer than ``TELEMETRY_BLOCK_MAX`` bytes share one read.
-    """
-    wanted = [table.present_load, table.present_voltage, table.present_temperature]
-    if table.hardware_error_status is not None:
-        wanted.append(table.hardware_error_status)
-    blocks: list[list[Register]] = []
-    for register in sorted(wanted, key=lambda r: r.address):
-        if blocks and span(*blocks[-1], register)[1] <= TELEMETRY_BLOCK_MAX:
-            blocks[-1].append(register)
-        else:
-            blocks.append([register])
-    return blocks
-
-
-def line_times(codec: BusCodec, table: ControlTable, servos: int,
-               baud: int = BUS_BAUD) -> dict[str, tuple[int, float]]:
-    """Return the bytes and line time [µs] of each request the link makes, with its answers.
-
-    >>> from fabrik_ros.servo_io.protocols.feetech import FeetechCodec
-    >>> from fabrik_ros.servo_io.protocols.control_tables import STS3215
-    >>> line_times(FeetechCodec(), STS3215, 6)['sync read positions']
-    (62, 620.0)
-    """
-    ids = list(range(1, servos + 1))
-    position = table.present_position
-    goal_address, goal_size = span(table.goal_position, table.goal_speed)
-    telemetry = 0
-    for block in telemetry_blocks(table):
-        address, size = span(*block)
-        telemetry += len(codec.read(1, address, size)) + codec.status_size(size)
-    sizes = {
-        'sync write goals': len(codec.sync_write(goal_address, goal_size,
-                                                 {i: bytes(goal_size) for i in ids})),
-        'sync read positions': len(codec.sync_read(position.address, position.size, ids))
-        + servos * codec.status_size(position.size),
-        'telemetry, one servo': telemetry,
-        'ping': len(codec.ping(1)) + codec.status_size(3 if codec.FIELD_BYTES == 2 else 0),
-    }
-    return {name: (size, size * 10 * 1e6 / baud) for name, size in sizes.items()}

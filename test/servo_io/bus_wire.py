@@ -8,7 +8,8 @@ from fabrik_ros.boardsim.bus_firmware import BusFirmware
 from fabrik_ros.boardsim.dynamixel_bus import DynamixelBusFirmware
 from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
 from fabrik_ros.boardsim.servo_model import ServoModel
-from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS, BusScheduler
+from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
+from fabrik_ros.servo_io.bus_scheduler import BusScheduler
 from fabrik_ros.servo_io.link_options import LinkOptions
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, Instruction, InstructionPacket

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from fabrik_ros.servo_io import Deadline, LinkState, LinkTimeout, Protocol
+from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
-from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
 
 IDS = (1, 2, 3, 4, 5, 6)

@@ -18,8 +18,8 @@ import pytest
 from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
 from fabrik_ros.boardsim.servo_model import ServoModel
 from fabrik_ros.servo_io import Deadline, Protocol
+from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
-from fabrik_ros.servo_io.bus_scheduler import BUS_OPTIONS
 from fabrik_ros.servo_io.protocols.bus_codec import Instruction
 
 IDS = (1, 2, 3, 4, 5, 6)

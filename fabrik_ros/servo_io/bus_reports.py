@@ -1,0 +1,48 @@
+"""What a bus link reports to its caller: positions, each servo's condition, notices."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class BusPositions:
+    """Present positions from one sync read [counts], by id; servos that did not answer lack."""
+
+    counts: Mapping[int, int]
+    stamp_s: float
+
+
+@dataclass(frozen=True)
+class ServoCondition:
+    """What a servo last reported of itself; None where it has not reported that yet.
+
+    :param temperature_c: its temperature [°C]
+    :param voltage_v: its supply voltage [V]
+    :param load_percent: its load, signed by direction [% of its maximum torque]
+    :param error_words: the error bits of its latest status (and hardware error register), in
+        words; () when none is set
+    :param silent_since_s: when it stopped answering (or the connect it missed), else None
+    :param model: the model its model number names ('' before it was read)
+    :param stamp_s: when the readings were taken [s]
+    """
+
+    temperature_c: Optional[float]
+    voltage_v: Optional[float]
+    load_percent: Optional[float]
+    error_words: tuple[str, ...]
+    silent_since_s: Optional[float]
+    model: str
+    stamp_s: Optional[float]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a person should read about one servo (the link has no log of its own)."""
+
+    servo_id: int
+    text: str
+
+    def __str__(self) -> str:
+        """Return ``'servo id 3: stopped answering ...'``."""
+        return f'servo id {self.servo_id}: {self.text}'
