@@ -17,6 +17,8 @@ The rules it keeps:
   home move.
 - Commands are latched in every state and followed once the servos are attached; a command
   while detached is held, and said so once.
+- The poses are every servo's positions (the joints' angles, then the auxiliary servos'
+  positions, see :mod:`.servo_driver`): a gripper is held where it stands like a joint.
 - Replies speak of the arm and the board, never of the link's calls.
 """
 
@@ -221,16 +223,6 @@ class ArmStateMachine:
         self._planner.command(angles_rad)
         if self.phase is Phase.RUNNING:
             return Actions(send=self._planner.step(now_s))
-        return self._held_if_detached()
-
-    def command_aux(self, now_s: float) -> Actions:
-        """Send an auxiliary servo's new target with the joints' pose, if the servos follow.
-
-        The joints' move is left as it is (their angles and arrival time are sent again).
-        """
-        self._now_s = now_s
-        if self.phase is Phase.RUNNING:
-            return Actions(send=self._planner.resend(now_s))
         return self._held_if_detached()
 
     def _held_if_detached(self) -> Actions:

@@ -4,6 +4,11 @@ An auxiliary servo is outside the IK chain. On a PWM board it has a pulse range 
 calibration, so its position is the fraction of that range (0.0 at ``min_us``, 1.0 at
 ``max_us``); a bus servo is calibrated like a joint, so its position is an angle [rad]. Either
 way the driver and sim_arm read and clamp it through one :class:`AuxAxis`.
+
+servo_driver moves an auxiliary servo no faster than a speed in that unit per second
+(``aux_max_speed``), as it moves the joints at ``max_speed_rad_s``; without one it uses the
+axis's :attr:`AuxAxis.default_speed`, gentle for a gripper: a whole stroke in about 2 s, where
+the servo's own speed (an STS3215 at about 6 rad/s) would snap it shut.
 """
 
 from dataclasses import dataclass
@@ -12,6 +17,11 @@ from typing import Protocol
 
 from fabrik_ros.driver.board_layout import aux_position, aux_pulse_us
 from fabrik_ros.kinematics import AuxServo, CountAuxServo, ServoMap
+
+# The whole pulse range in 2 s: a hobby gripper's stroke (about 90 degrees) at 45 deg/s.
+PULSE_AUX_SPEED_PER_S = 0.5
+# 1 rad/s: the SO-101 gripper's stroke (about 100 degrees) in under 2 s.
+COUNT_AUX_SPEED_RAD_S = 1.0
 
 
 class AuxAxis(Protocol):
@@ -32,6 +42,10 @@ class AuxAxis(Protocol):
     @property
     def home(self) -> float:
         """Return the position the servo starts at, in the axis's unit."""
+
+    @property
+    def default_speed(self) -> float:
+        """Return the speed limit without ``aux_max_speed`` [the axis's unit per s]."""
 
     @property
     def range_note(self) -> str:
@@ -56,6 +70,7 @@ class PulseAux:
     servo: AuxServo
     low: float = 0.0
     high: float = 1.0
+    default_speed: float = PULSE_AUX_SPEED_PER_S
 
     @property
     def name(self) -> str:
@@ -91,6 +106,7 @@ class CountAux:
     """
 
     servo: CountAuxServo
+    default_speed: float = COUNT_AUX_SPEED_RAD_S
 
     @property
     def name(self) -> str:

@@ -1,4 +1,8 @@
-"""Decide, tick by tick, which joint angles the servo driver sends and over what move time."""
+"""Decide, tick by tick, which positions the servo driver sends and over what move time.
+
+The positions are every servo's: the joints' angles [rad], then the auxiliary servos' (a
+gripper) in their own unit, each moved no faster than its own speed limit.
+"""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,7 +16,7 @@ Angles = tuple[float, ...]
 
 @dataclass(frozen=True)
 class Send:
-    """Angles to send [rad] and the time the board should take to get there [s]."""
+    """Positions to send (joints [rad], then auxiliary servos) and the time to get there [s]."""
 
     angles_rad: Angles
     move_s: float
@@ -147,15 +151,6 @@ class MotionPlanner:
         """
         self._sent = tuple(float(a) for a in current_rad)
         self._busy_until = self._arrive_s = now_s
-
-    def resend(self, now_s: float) -> Optional[Send]:
-        """Return the angles last sent again, arriving when they would, None before the start.
-
-        For a change on another channel (an auxiliary servo): the joints' move is not changed.
-        """
-        if self._sent is None:
-            return None
-        return Send(self._sent, max(0.0, self._arrive_s - now_s, self._busy_until - now_s))
 
     def pause(self, now_s: float) -> None:
         """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""

@@ -7,6 +7,11 @@ and back (feedback), and the move home before the driver exits. It talks to the 
 through a :class:`~fabrik_ros.driver.servo_output.ServoOutput` (a PWM board or a bus), reads
 time from the clock it is given and hands every line to log to the ``log`` callable, so any
 sequence of events can be run in a test with a fake clock and a fake output.
+
+The motion covers every servo, the auxiliary ones too: its positions are the joints' angles
+[rad] in joint order, then each auxiliary servo's position in its own unit (PWM: the fraction
+of its pulse range; bus: rad), each with its own speed limit. So a gripper starts where it
+stands, and moves at its speed limit on start, re-attach, home and command alike.
 """
 
 from collections import deque
@@ -64,11 +69,12 @@ class FinalState(enum.Enum):
 class Feedback:
     """The positions to publish on joint_states, and where they come from.
 
-    :param names: the joints', then the auxiliary servos' names
+    :param names: the joints', then the auxiliary servos' names (a servo that never
+        reported and was never sent anything is left out)
     :param positions: joints [rad], then auxiliary servos in their unit (PWM: fraction of
         the pulse range; bus: rad)
     :param source: for /diagnostics: the command, the board's report, or the command the
-        report confirms
+        report confirms; then the servos that did not report, if any
     """
 
     names: tuple[str, ...]
@@ -82,6 +88,8 @@ class ServoDriver:
     :param arm: the arm (joints, limits, home pose, servo map)
     :param output: the servos
     :param speeds_rad_s: the fastest each joint may move [rad/s], joint order
+    :param aux_speed: the fastest every auxiliary servo may move, in its unit per second;
+        0 = each one's :attr:`~fabrik_ros.driver.aux_axis.AuxAxis.default_speed`
     :param home_move_s: the shortest move home [s]
     :param step_s: the control period: how far ahead a speed-limited step reaches [s]
     :param clock: monotonic time [s], the same clock the output stamps its reports with
@@ -95,17 +103,20 @@ class ServoDriver:
     def __init__(self, arm: Arm, output: ServoOutput, *, speeds_rad_s: Sequence[float],
                  home_move_s: float, step_s: float, clock: Callable[[], float],
                  log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '',
-                 start_wait_s: float = START_WAIT_S) -> None:
+                 start_wait_s: float = START_WAIT_S, aux_speed: float = 0.0) -> None:
         self._arm, self._output = arm, output
         self._clock, self._log, self._busy = clock, log, busy
         self._step_s = step_s
-        self.planner = MotionPlanner(SlewLimiter(tuple(speeds_rad_s)), arm.home,
+        self._axes = aux_axes(arm.servo_map)
+        self._joint_count = len(arm.joints)
+        self._joint_speeds = tuple(float(s) for s in speeds_rad_s)
+        self._aux_speed = float(aux_speed)
+        home = (*map(float, arm.home), *(axis.home for axis in self._axes))
+        self.planner = MotionPlanner(SlewLimiter(self._speeds()), home,
                                      home_move_s=home_move_s, step_s=step_s)
         self._machine = ArmStateMachine(self.planner, start_wait_s=start_wait_s,
                                         warn_every_s=LINK_WARN_EVERY_S)
-        self._axes = aux_axes(arm.servo_map)
         self._intake = CommandIntake(arm.joints, self._axes, clock=clock)
-        self._aux = {axis.name: axis.home for axis in self._axes}
         self._names = servo_names(arm.servo_map)
         self._throttle = CauseThrottle(WARN_EVERY_S, clock=clock)
         self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
@@ -125,12 +136,23 @@ class ServoDriver:
 
     @property
     def latest_command(self) -> Angles:
-        """Return the pose the driver is moving to (or holding) [rad]."""
-        return self.planner.target
+        """Return the pose the driver is moving to (or holding) [rad, joint order]."""
+        return self.planner.target[:self._joint_count]
 
     def set_speeds(self, speeds_rad_s: Sequence[float]) -> None:
         """Change the per-joint speed limits [rad/s] from the next step on."""
-        self.planner.set_speeds(speeds_rad_s)
+        self._joint_speeds = tuple(float(s) for s in speeds_rad_s)
+        self.planner.set_speeds(self._speeds())
+
+    def set_aux_speed(self, aux_speed: float) -> None:
+        """Change the auxiliary servos' speed limit [unit/s, 0 = default] from the next step."""
+        self._aux_speed = float(aux_speed)
+        self.planner.set_speeds(self._speeds())
+
+    def _speeds(self) -> tuple[float, ...]:
+        """Return the speed limit of every servo, in servo order (each in its unit per s)."""
+        return (*self._joint_speeds,
+                *(self._aux_speed or axis.default_speed for axis in self._axes))
 
     def set_home_move_s(self, home_move_s: float) -> None:
         """Change the shortest move home [s] from the next move home on."""
@@ -139,23 +161,24 @@ class ServoDriver:
     # -- commands ----------------------------------------------------------------------------
 
     def take_commands(self, names: Sequence[str], positions: Sequence[float]) -> None:
-        """Take a joint_commands message: its auxiliary servos, then its joints."""
-        intake = self._intake.take(names, positions, self.planner.target)
+        """Take a joint_commands message: its joints and auxiliary servos, as one target."""
+        target, count = self.planner.target, self._joint_count
+        intake = self._intake.take(names, positions, target[:count])
         self._say(intake.logs)
         command = intake.command
         if command is None:
             return
-        if command.aux:
-            self._aux.update(command.aux)
-            self._apply(self._machine.command_aux(self._clock()))
-        if command.joints is None:
-            return
-        if command.joints in self._handed_over:
+        joints = command.joints
+        if joints is not None and joints in self._handed_over:
             # The published copy of a command handed over by a call: taken already, and by
             # now perhaps replaced by a newer one.
-            self._handed_over.remove(command.joints)
+            self._handed_over.remove(joints)
+            joints = None
+        if joints is None and not command.aux:
             return
-        self._follow(command.joints)
+        aux = tuple(command.aux.get(axis.name, old)
+                    for axis, old in zip(self._axes, target[count:], strict=True))
+        self._follow((*(target[:count] if joints is None else joints), *aux))
 
     def command(self, angles_rad: Sequence[float]) -> None:
         """Take ``angles_rad`` [rad, joint order] as a joint command handed over by a call.
@@ -173,9 +196,10 @@ class ServoDriver:
         clamped, logs = self._intake.clamp(angles)
         self._say(logs)
         self._handed_over.append(clamped)
-        self._follow(clamped)
+        self._follow((*clamped, *self.planner.target[self._joint_count:]))
 
     def _follow(self, targets: Angles) -> None:
+        """Make ``targets`` (every servo's position, servo order) the pose to move to."""
         reason = self._busy()
         if reason:
             if self._throttle.allow('busy'):
@@ -217,15 +241,19 @@ class ServoDriver:
         return actions
 
     def _send(self, send: Send) -> None:
-        command = self._arm.servo_map.to_units(send.angles_rad)
+        command = self._arm.servo_map.to_units(send.angles_rad[:self._joint_count])
         if command.clamped and self._throttle.allow('units clamped'):
             self._log(LogLine(LogLevel.WARN, f'servo {_UNIT_WORDS[self._output.unit]} '
                                              f'clamped for {list(command.clamped)}'))
         self.clamped = command.clamped
-        self._output.send([*map(float, command.units), *self._aux_units()], send.move_s)
+        self._output.send(self._units(send.angles_rad), send.move_s)
 
-    def _aux_units(self) -> list[float]:
-        return [float(axis.units(self._aux[axis.name])) for axis in self._axes]
+    def _units(self, positions: Angles) -> list[float]:
+        """Return the servo units of every servo's position [servo order]."""
+        count = self._joint_count
+        joints = self._arm.servo_map.to_units(positions[:count]).units
+        aux = (axis.units(p) for axis, p in zip(self._axes, positions[count:], strict=True))
+        return [*map(float, joints), *map(float, aux)]
 
     def _say(self, lines: Sequence[LogLine]) -> None:
         for line in lines:
@@ -248,51 +276,60 @@ class ServoDriver:
     # -- feedback ----------------------------------------------------------------------------
 
     def feedback(self) -> Optional[Feedback]:
-        """Return the positions of every servo to publish, None before anything was sent.
+        """Return the positions of every servo to publish, None before anything is known.
 
-        The commanded positions where the report confirms them (an SSC-32U reports in 10 µs
-        steps, about 2 mm at the tool), else the report, else (no recent report) the command.
+        Each servo's from its own report where it has one: the commanded positions where the
+        reports confirm them (an SSC-32U reports in 10 µs steps, about 2 mm at the tool),
+        else the reports. A servo without a report (silent, or none is recent) has its
+        commanded position, and the source names it; one never sent anything is left out.
         """
         report = self._output.report(self._clock())
         sent = self.planner.sent
-        joint_units = self._joint_units(report)
-        if report is None or joint_units is None:
-            return None if sent is None else Feedback(self._names, self._commanded(sent),
-                                                      'commanded')
+        reported = self._reported(report)
+        if report is None or all(p is None for p in reported):
+            return None if sent is None else Feedback(self._names, sent, 'commanded')
         steps = f'{report.resolution:g} {self._output.unit} steps'
+        silent = [n for n, p in zip(self._names, reported, strict=True) if p is None]
+        note = ''
+        if silent:
+            note = (f'; commanded for {silent} (no report)' if sent is not None
+                    else f'; {silent} left out (no report, nothing sent)')
         if sent is not None and self._confirms(report, sent):
-            return Feedback(self._names, self._commanded(sent),
-                            f'commanded, confirmed by the board ({steps})')
-        angles = self._arm.servo_map.to_angles(joint_units)
-        aux_units = report.units[len(joint_units):]
-        aux = tuple(self._aux[axis.name] if units is None else axis.position(units)
-                    for axis, units in zip(self._axes, aux_units, strict=True))
-        return Feedback(self._names, (*map(float, angles), *aux), f'board ({steps})')
-
-    def _commanded(self, sent: Angles) -> tuple[float, ...]:
-        return (*sent, *(self._aux[axis.name] for axis in self._axes))
+            return Feedback(self._names, sent,
+                            f'commanded, confirmed by the board ({steps}){note}')
+        known = [(name, sent[i] if p is None and sent is not None else p)
+                 for i, (name, p) in enumerate(zip(self._names, reported, strict=True))]
+        pairs = [(name, float(p)) for name, p in known if p is not None]
+        return Feedback(tuple(n for n, _ in pairs), tuple(p for _, p in pairs),
+                        f'board ({steps}){note}')
 
     def _confirms(self, report: ServoReport, sent: Angles) -> bool:
         """Return True if every reported servo stands where it was sent, as far as it tells."""
-        commanded = [*map(float, self._arm.servo_map.to_units(sent).units), *self._aux_units()]
+        commanded = self._units(sent)
         pairs = [(r, c) for r, c in zip(report.units, commanded, strict=True) if r is not None]
         return report_confirms([r for r, _ in pairs], [c for _, c in pairs], report.resolution)
 
-    def _joint_units(self, report: Optional[ServoReport]) -> Optional[list[float]]:
-        """Return the joints' reported units [joint order], None unless every joint reported."""
+    def _reported(self, report: Optional[ServoReport]) -> tuple[Optional[float], ...]:
+        """Return each servo's reported position [servo order], None where it reported none."""
         if report is None:
-            return None
-        units = report.units[:len(self._arm.joints)]
-        if any(u is None for u in units):
-            return None
-        return [float(u) for u in units if u is not None]
+            return (None,) * len(self._names)
+        maps = (*(cal.angle_rad for cal in self._arm.servo_map.calibrations),
+                *(axis.position for axis in self._axes))
+        return tuple(None if u is None or not math.isfinite(u) else float(to_position(u))
+                     for to_position, u in zip(maps, report.units, strict=True))
 
     def _reported_angles(self, now: float) -> Optional[Angles]:
-        """Return the joint angles the servos reported lately, None if they have not."""
-        units = self._joint_units(self._output.report(now))
-        if units is None:
+        """Return where every servo stands by its report, None unless every joint reported.
+
+        An auxiliary servo without a report (a PWM board that reports none) is taken where
+        it was last sent, else at home: the best there is.
+        """
+        reported = self._reported(self._output.report(now))
+        count = self._joint_count
+        if any(p is None for p in reported[:count]):
             return None
-        return tuple(float(a) for a in self._arm.servo_map.to_angles(units))
+        fallback = self.planner.sent or self.planner.home_rad
+        return tuple(float(f if p is None else p) for p, f in zip(reported, fallback, strict=True))
 
     def servo_positions(self) -> tuple[tuple[str, ...], tuple[float, ...]]:
         """Return the servos' names and raw units exactly as last reported (those reported)."""

@@ -10,6 +10,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
 from fabrik_ros.driver.arm_state_machine import Actions, LogLine, Phase
+from fabrik_ros.driver.aux_axis import COUNT_AUX_SPEED_RAD_S, PULSE_AUX_SPEED_PER_S
 from fabrik_ros.driver.board_layout import check_board_channels
 from fabrik_ros.driver.bus_output import bus_options, BusOutput
 from fabrik_ros.driver.pulse_output import PulseOutput
@@ -75,7 +76,8 @@ class ServoDriverNode(ConfiguredNode):
     - Safe start: once the board answers, the servos are held where the board reports them
       (if it does), then the arm moves to its home pose over ``home_move_time_s`` (longer if
       the speed limits need it), then follows
-      ``joint_commands`` (matched by joint name) at no more than ``max_speed_rad_s`` per joint.
+      ``joint_commands`` (matched by joint name) at no more than ``max_speed_rad_s`` per joint
+      (``aux_max_speed`` for the auxiliary servos, which start where they stand too).
       A command is stepped toward and sent as it arrives; the ``control_rate_hz`` tick carries
       on the moves the speed limits spread over time.
     - Commands are latched (the command-timeout behaviour is *hold*): without new commands
@@ -113,7 +115,8 @@ class ServoDriverNode(ConfiguredNode):
             home_move_s=self._parameter('home_move_time_s'),
             step_s=1.0 / self._parameter('control_rate_hz'), clock=time.monotonic,
             log=self._log, busy=lambda: _JOG_HOLDS if self._jog and self._jog.active else '',
-            start_wait_s=BUS_START_WAIT_S if self._output.protocol.is_bus else START_WAIT_S)
+            start_wait_s=BUS_START_WAIT_S if self._output.protocol.is_bus else START_WAIT_S,
+            aux_speed=self._parameter('aux_max_speed'))
         if isinstance(self._output, PulseOutput):
             self._jog = ServoJog(self, self._arm, self._output.layout, self._output.link,
                                  self._driver.planner, refusal=self._jog_refusal,
@@ -150,6 +153,10 @@ class ServoDriverNode(ConfiguredNode):
                 '~/home, at least [s]', floats=(0.0, 60.0), read_only=False)
         declare(self, 'max_speed_rad_s', [1.5] * n, 'Fastest each joint may move, one value '
                 f'per joint in joint_names order ({n}) [rad/s]', read_only=False)
+        declare(self, 'aux_max_speed', 0.0, 'Fastest every auxiliary servo (a gripper) may '
+                'move, per second in its unit: the fraction of its pulse range (PWM) or rad '
+                f'(bus); 0 = gentle for a gripper: {PULSE_AUX_SPEED_PER_S} per s on PWM, '
+                f'{COUNT_AUX_SPEED_RAD_S} rad/s on a bus', floats=(0.0, 100.0), read_only=False)
         declare(self, 'control_rate_hz', 50.0, 'How often a move the speed limits spread out '
                 'is continued [Hz]; commands are sent on arrival, as fast as the line takes '
                 'them', floats=(1.0, 500.0))
@@ -190,6 +197,8 @@ class ServoDriverNode(ConfiguredNode):
                 driver.set_speeds(parameter.value)
             elif parameter.name == 'home_move_time_s':
                 driver.set_home_move_s(parameter.value)
+            elif parameter.name == 'aux_max_speed':
+                driver.set_aux_speed(parameter.value)
         return SetParametersResult(successful=True)
 
     def _check(self, parameter: Parameter) -> str:

@@ -80,7 +80,7 @@ class ServoJog:
 
     def _send(self, joint: str, pulse_us: float) -> None:
         index = self._arm.joint_names.index(self._jog.calibration(joint).joint)
-        sent = self._planner.sent or tuple(self._arm.home)
+        sent = self._planner.sent or self._planner.home_rad    # every servo's position
         start_us = self._arm.servo_map.calibrations[index].units(sent[index])
         speeds = self._node.get_parameter('max_speed_rad_s').value
         move = self._jog.move(joint, pulse_us, speed_rad_s=speeds[index], start_us=start_us)

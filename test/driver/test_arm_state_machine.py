@@ -120,13 +120,6 @@ class DriverMachine(RuleBasedStateMachine):
         if not self.arm.enabled:
             assert self.held_logs == 1, 'a command while detached is said to be held, once'
 
-    @rule()
-    def command_aux(self):
-        actions = self._apply(self.arm.command_aux(self.now))
-        self.held_logs += sum('command held' in line.text for line in actions.logs)
-        if not self.arm.enabled:
-            assert self.held_logs == 1, 'a command while detached is said to be held, once'
-
     @rule(dt=st.sampled_from([0.0, 0.005, STEP_S, 0.1, 0.4, 1.5]), synced=st.booleans())
     def tick(self, dt, synced):
         self.now += dt

@@ -1,12 +1,14 @@
 """ServoDriver with a fake clock and fake servos: no pty, no DDS (issue 23 shape)."""
 
 from dataclasses import dataclass, field
+import math
 from pathlib import Path
 from typing import Optional
 
 import pytest
 
 from fabrik_ros.driver.arm_state_machine import LogLevel, Phase
+from fabrik_ros.driver.aux_axis import PULSE_AUX_SPEED_PER_S
 from fabrik_ros.driver.servo_driver import (
     BUS_START_WAIT_S,
     FinalState,
@@ -126,7 +128,8 @@ def test_the_safe_start_holds_the_reported_units_then_moves_home_slowly():
     rig.output.connect()
     rig.advance(STEP_S)
     (_, held, move_s), = rig.output.sent
-    assert held == pytest.approx(_units(POSE)) and move_s == 0.0
+    assert held == pytest.approx(_units(POSE, 1700.0)), 'every servo, the gripper too (D5)'
+    assert move_s == 0.0
     assert rig.output.attached == [True]
     rig.advance(STEP_S)
     _, home, move_s = rig.output.sent[-1]
@@ -163,12 +166,52 @@ def test_a_command_is_stepped_at_the_speed_limit_in_servo_units_on_arrival():
     assert rig.output.sent[-1][1] == pytest.approx(_units((*HOME[:2], HOME[2] + 1.0, *HOME[3:])))
 
 
-def test_a_gripper_command_resends_the_joints_unchanged_with_the_gripper_pulse():
+def _gripper_speeds_us_s(sent):
+    """Return the gripper's speed in each move that changed it [µs/s] (a jump: inf)."""
+    return [abs(b[1][5] - a[1][5]) / b[2] if b[2] > 0.0 else math.inf
+            for a, b in zip(sent[:-1], sent[1:], strict=True) if b[1][5] != a[1][5]]
+
+
+def test_a_gripper_command_moves_the_gripper_at_its_speed_limit_the_joints_unchanged():
     rig = Rig()
     rig.start_at(HOME)
+    before = len(rig.output.sent)
     rig.driver.take_commands(['gripper'], [0.25])
-    _, units, _ = rig.output.sent[-1]
-    assert units == pytest.approx(_units(HOME, 1250.0))
+    _, units, _ = rig.output.sent[before]
+    assert units == pytest.approx(_units(HOME, 1500.0 - 1000.0 * PULSE_AUX_SPEED_PER_S * STEP_S))
+    rig.advance(0.25 / PULSE_AUX_SPEED_PER_S + 0.1)
+    assert rig.output.sent[-1][1] == pytest.approx(_units(HOME, 1250.0))
+    speeds = _gripper_speeds_us_s(rig.output.sent[before - 1:])
+    assert speeds and max(speeds) <= 1000.0 * PULSE_AUX_SPEED_PER_S + 1e-6
+
+
+def test_a_re_attach_holds_the_gripper_where_the_hand_left_it_then_moves_it_at_its_limit():
+    rig = Rig(aux_speed=0.25)                 # [fraction of the pulse range per s]
+    rig.start_at(HOME)
+    rig.driver.enable(False)
+    rig.output.reported = _units(HOME, 1900.0)         # opened by hand while limp
+    rig.driver.enable(True)
+    before = len(rig.output.sent)
+    rig.advance(0.4 / 0.25 + 0.2)
+    moves = rig.output.sent[before:]
+    assert moves[0][1] == pytest.approx(_units(HOME, 1900.0)) and moves[0][2] == 0.0
+    assert moves[-1][1] == pytest.approx(_units(HOME, 1500.0)), 'back at its command'
+    assert max(_gripper_speeds_us_s(moves)) <= 250.0 + 1e-6, 'no snap at the servo speed (D4)'
+
+
+def test_home_moves_the_gripper_at_its_speed_limit():
+    rig = Rig(aux_speed=0.1)
+    rig.start_at(HOME)
+    rig.driver.take_commands(['gripper'], [1.0])
+    rig.advance(0.5 / 0.1 + 0.1)
+    assert rig.output.sent[-1][1][5] == 2000.0
+    actions = rig.driver.home()
+    assert actions.send.move_s >= 0.5 / 0.1 - 1e-9, 'the gripper needs 5 s at 0.1 per s'
+    assert rig.output.sent[-1][1] == pytest.approx(_units(HOME, 1500.0))
+    rig.driver.set_aux_speed(0.0)
+    rig.driver.take_commands(['gripper'], [1.0])
+    rig.advance(2 * HOME_MOVE_S)
+    assert max(_gripper_speeds_us_s(rig.output.sent[-10:]), default=0.0) <= 500.0 + 1e-6
 
 
 def test_a_handed_over_command_is_not_taken_again_from_its_published_copy():
@@ -207,6 +250,36 @@ def test_joint_states_carry_the_command_the_report_confirms_else_the_report():
     assert moved.source == 'board (1 us steps)'
     rig.output.reported = None
     assert rig.driver.feedback().source == 'commanded'
+
+
+def test_joint_states_follow_the_servos_that_report_while_one_is_silent():
+    rig = Rig()
+    rig.start_at(HOME)
+    reported = _units(POSE, 1800.0)      # moved by hand while limp, say
+    reported[3] = None                   # wrist_pitch's servo stopped answering
+    rig.output.reported = tuple(reported)
+    feedback = rig.driver.feedback()
+    expected = (*POSE[:3], HOME[3], POSE[4], 0.8)    # the silent joint keeps its command
+    assert feedback.positions == pytest.approx(expected, abs=1e-9), feedback.source
+    assert feedback.source == "board (1 us steps); commanded for ['wrist_pitch'] (no report)"
+    rig.output.reported = tuple(_units(HOME)[:3] + [None] + _units(HOME)[4:])
+    assert rig.driver.feedback().source == ("commanded, confirmed by the board (1 us steps); "
+                                            "commanded for ['wrist_pitch'] (no report)")
+
+
+def test_before_anything_is_sent_a_silent_servo_is_left_out_of_joint_states():
+    rig = Rig()
+    rig.driver.enable(False)
+    reported = _units(POSE, 1800.0)
+    reported[3] = None
+    rig.output.reported = tuple(reported)
+    rig.output.connect()
+    rig.advance(STEP_S)
+    feedback = rig.driver.feedback()
+    assert feedback.names == ('base_yaw', 'shoulder', 'elbow', 'wrist_roll', 'gripper')
+    assert feedback.positions == pytest.approx((*POSE[:3], POSE[4], 0.8), abs=1e-9)
+    assert feedback.source == ("board (1 us steps); ['wrist_pitch'] left out (no report, "
+                               'nothing sent)')
 
 
 def test_servo_positions_are_the_raw_units_reported_by_servo_name():
