@@ -85,8 +85,7 @@ class Pipeline:
         return self
 
     def _run(self, executable: str, *args: str) -> None:
-        path = Path(sys.executable).parent / executable
-        command = [str(path) if path.exists() else executable, *args]
+        command = [console_script(executable), *args]
         # A session of its own: the terminal's Ctrl-C reaches only this process, which then
         # stops each child once, in order.
         process = subprocess.Popen(command, env=self._environment,
@@ -217,6 +216,27 @@ def _run_until_stopped(pipeline: Pipeline) -> int:
     except PipelineError as error:
         print(f'make web: {error}', file=sys.stderr)
         return 1
+
+
+def console_script(name: str) -> str:
+    """Return the path of the package's console script ``name``, else ``name`` for PATH.
+
+    A pip install puts the scripts beside the interpreter; a colcon (ament_python) install
+    puts them in ``<prefix>/lib/fabrik_ros``, where ``ros2 run`` and launch find them through
+    the ament index, and which is on no PATH.
+    """
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    try:
+        from ament_index_python.packages import get_package_prefix, PackageNotFoundError
+    except ImportError:
+        return name
+    try:
+        installed = Path(get_package_prefix('fabrik_ros')) / 'lib' / 'fabrik_ros' / name
+    except (PackageNotFoundError, OSError):    # not indexed, or no AMENT_PREFIX_PATH at all
+        return name
+    return str(installed) if installed.exists() else name
 
 
 def describe_statuses(statuses: Mapping[str, int]) -> str:
