@@ -103,6 +103,7 @@ class Segment:
     staleness_s: np.ndarray = field(default_factory=lambda: np.array([]))
     rss_kib: dict[str, list[int]] = field(default_factory=dict)
     ik_stage_s: np.ndarray = field(default_factory=lambda: np.array([]))
+    driver_stage_s: np.ndarray = field(default_factory=lambda: np.array([]))
 
     def figures(self) -> dict:
         """Return the JSON figures of this segment (latencies summarised) [ms, %]."""
@@ -129,12 +130,19 @@ class Segment:
         }
 
     def _ik_stage(self) -> dict:
-        """Return the probe's figures: target published → joint_commands heard here [ms]."""
+        """Return the probe's figures: target published → joint_commands heard here [ms].
+
+        And the rest, per target heard: joint_commands heard → first byte of the frame
+        (servo_driver, the link and the line). Two processes only: the probe hears about when
+        servo_driver does; composed, servo_driver has the command before any other process.
+        """
         if not len(self.ik_stage_s):
             return {}
-        ms = 1e3 * self.ik_stage_s
+        ms, rest = 1e3 * self.ik_stage_s, 1e3 * self.driver_stage_s
         return {'ik_stage_p50_ms': float(np.median(ms)),
-                'ik_stage_p99_ms': float(np.percentile(ms, 99))}
+                'ik_stage_p99_ms': float(np.percentile(ms, 99)),
+                'driver_stage_p50_ms': _percentile_ms(self.driver_stage_s, 50),
+                'driver_stage_p99_ms': float(np.percentile(rest, 99)) if len(rest) else None}
 
 
 def _percentile_ms(seconds: np.ndarray, percent: float) -> Optional[float]:
@@ -305,7 +313,8 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
         lost=sum(1 for i in moving if i > last_carried), unmatched_frames=match.unmatched_frames,
         staleness_s=np.array(staleness(match, stamps, first, rig.sweep, measured_from)),
         cpu_percent=cpu, rss_kib=rss,
-        ik_stage_s=np.array([t for i, t in sorted(heard.items()) if i >= measured_from]))
+        ik_stage_s=np.array([t for i, t in sorted(heard.items()) if i >= measured_from]),
+        driver_stage_s=np.array([match.latency_s[i] - heard[i] for i in carried if i in heard]))
 
 
 class RssSampler:
@@ -396,8 +405,11 @@ def print_layout(result: dict) -> None:
               f'{_num(f["drift_ms"], 6)}  {cpu}')
     for rate, f in rows:
         if 'ik_stage_p50_ms' in f:
+            rest = (f'; heard → first byte: p50 {_num(f["driver_stage_p50_ms"], 0)} ms, p99 '
+                    f'{_num(f["driver_stage_p99_ms"], 0)} ms'
+                    if result['layout'] == Layout.TWO_PROCESS.value else '')
             print(f'{rate:>6} probe: target → joint_commands heard: p50 '
-                  f'{f["ik_stage_p50_ms"]:.2f} ms, p99 {f["ik_stage_p99_ms"]:.2f} ms')
+                  f'{f["ik_stage_p50_ms"]:.2f} ms, p99 {f["ik_stage_p99_ms"]:.2f} ms{rest}')
     growth = ', '.join(f'{name} {kib / 1024:+.1f} MiB'
                        for name, kib in result['soak']['rss_growth_kib'].items())
     print(f'* soak {result["soak"]["seconds"]:.0f} s at {SOAK_RATE_HZ} Hz; RSS growth: {growth}')
