@@ -6,7 +6,7 @@ from typing import Optional
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
-from fabrik_ros.driver.aux_axis import aux_axes
+from fabrik_ros.driver.aux_axis import aux_axes, COUNT_AUX_SPEED_RAD_S, PULSE_AUX_SPEED_PER_S
 from fabrik_ros.driver.command_intake import CommandIntake
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.nodes.configured_node import ConfiguredNode
@@ -27,8 +27,8 @@ class SimArmNode(ConfiguredNode):
     name, clamped to the joint limits with the same warnings, unknown names said with the
     closest known one) and followed at ``servo_speed_rad_s``. The auxiliary servos (a
     gripper) are simulated too, in their own unit as servo_driver publishes them (PWM: the
-    fraction of the pulse range; bus servos: rad), and take their commands at once: they
-    have no speed to simulate. The arm starts at its home pose.
+    fraction of the pulse range; bus servos: rad), moving at ``aux_max_speed`` as
+    servo_driver moves them. The arm starts at its home pose.
     """
 
     def __init__(self, **node_options) -> None:
@@ -39,14 +39,22 @@ class SimArmNode(ConfiguredNode):
                         floats=(0.01, 100.0))
         rate = declare(self, 'rate_hz', 50.0, 'How often joint_states is published [Hz]',
                        floats=(1.0, 1000.0))
+        aux_speed = declare(self, 'aux_max_speed', 0.0, 'Speed every simulated auxiliary '
+                            'servo (a gripper) moves at, per second in its unit (as '
+                            "servo_driver's aux_max_speed): the fraction of its pulse range "
+                            f'(PWM) or rad (bus); 0 = {PULSE_AUX_SPEED_PER_S} per s on PWM, '
+                            f'{COUNT_AUX_SPEED_RAD_S} rad/s on a bus', floats=(0.0, 100.0))
         refuse_unknown_overrides(self)
-        axes = aux_axes(self._arm.servo_map)
-        self._intake = CommandIntake(self._arm.joints, axes, clock=time.monotonic)
+        self._axes = aux_axes(self._arm.servo_map)
+        self._intake = CommandIntake(self._arm.joints, self._axes, clock=time.monotonic)
         self._names = self._intake.known_names
-        self._slew = SlewLimiter(tuple(speed for _ in self._arm.joints))
-        self._positions = tuple(joint.home_rad for joint in self._arm.joints)
+        self._joint_count = len(self._arm.joints)
+        self._slew = SlewLimiter((*(speed for _ in self._arm.joints),
+                                  *(aux_speed or axis.default_speed for axis in self._axes)))
+        # Every servo's position: the joints' [rad], then the auxiliary servos' in their unit.
+        self._positions = (*(joint.home_rad for joint in self._arm.joints),
+                           *(axis.home for axis in self._axes))
         self._targets = self._positions
-        self._aux = {axis.name: axis.home for axis in axes}
         self._last_step: Optional[Time] = None
         self._publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
@@ -56,9 +64,12 @@ class SimArmNode(ConfiguredNode):
         intake = self._intake.take(msg.name, msg.position, self._targets)
         for line in intake.logs:
             log_line(self.get_logger(), line)
-        if intake.command is not None:
-            self._aux.update(intake.command.aux)
-            self._targets = intake.command.joints or self._targets
+        command, count = intake.command, self._joint_count
+        if command is not None:
+            joints = command.joints or self._targets[:count]
+            aux = (command.aux.get(axis.name, old)
+                   for axis, old in zip(self._axes, self._targets[count:], strict=True))
+            self._targets = (*joints, *aux)
 
     def _on_timer(self) -> None:
         now = self.get_clock().now()
@@ -66,8 +77,7 @@ class SimArmNode(ConfiguredNode):
             dt_s = (now - self._last_step).nanoseconds * 1e-9
             self._positions = self._slew.step(self._positions, self._targets, dt_s)
         self._last_step = now
-        positions = (*self._positions, *self._aux.values())
-        self._publisher.publish(joint_state_msg(self._names, positions, now.to_msg()))
+        self._publisher.publish(joint_state_msg(self._names, self._positions, now.to_msg()))
 
 
 def main(args=None) -> None:

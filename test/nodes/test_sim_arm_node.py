@@ -5,6 +5,7 @@ import math
 import pytest
 from sensor_msgs.msg import JointState
 
+from fabrik_ros.driver.aux_axis import PULSE_AUX_SPEED_PER_S
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
@@ -76,6 +77,9 @@ def test_the_gripper_is_simulated_in_its_unit_and_a_misspelt_name_gets_the_close
     publisher.publish(JointState(name=['gripper'], position=[0.8]))
     ros.spin_until(lambda: states[-1].position[5] == pytest.approx(0.8), timeout_s=10.0,
                    what=lambda: f'the gripper at 0.8, not {states[-1].position[5]}')
+    speeds = [abs(b.position[5] - a.position[5]) / ((_stamp_ns(b) - _stamp_ns(a)) * 1e-9)
+              for a, b in zip(states[:-1], states[1:], strict=True) if _stamp_ns(b) > _stamp_ns(a)]
+    assert max(speeds) <= PULSE_AUX_SPEED_PER_S * 1.01, 'moved as servo_driver moves it'
     seen: list[str] = []
 
     def said() -> bool:
