@@ -399,9 +399,10 @@ class FabrikIkNode(ConfiguredNode):
             self._publish_unpublished()
 
     def _publish_unpublished(self) -> None:
-        angles, target_m, approach, reached = self._unpublished
-        self._unpublished = None
-        self._publish_markers(angles, target_m, approach, reached=reached)
+        unpublished, self._unpublished = self._unpublished, None
+        if unpublished is not None:
+            angles, target_m, approach, reached = unpublished
+            self._publish_markers(angles, target_m, approach, reached=reached)
 
     def _publish_markers(self, angles, target_m, approach, *, reached: bool) -> None:
         stamp = self.get_clock().now().to_msg()
