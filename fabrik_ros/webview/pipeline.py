@@ -25,7 +25,27 @@ from fabrik_ros.ros_env import isolate_ros
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS
 from fabrik_ros.webview.token_gate import is_loopback
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / 'config' / 'arm_4dof.yaml'
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped_config(name: str, source_root: Path = _SOURCE_ROOT) -> Path:
+    """Return the shipped arm file ``name``: the checkout's, else the installed package's.
+
+    A colcon install keeps config/ in ``share/fabrik_ros``, not beside the Python package;
+    without either, the checkout's path (which a missing file then names).
+    """
+    checkout = source_root / 'config' / name
+    if checkout.exists():
+        return checkout
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        installed = Path(get_package_share_directory('fabrik_ros')) / 'config' / name
+    except (ImportError, LookupError, OSError):
+        return checkout
+    return installed if installed.exists() else checkout
+
+
+DEFAULT_CONFIG = shipped_config('arm_4dof.yaml')
 _STOP_WAIT_S = 10.0
 _READY_POLL_S = 0.1
 

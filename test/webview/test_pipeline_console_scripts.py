@@ -1,4 +1,4 @@
-"""make web's children are found where a colcon install puts them, off PATH (defect D8)."""
+"""make web's children and arm file are found where a colcon install puts them (defect D8)."""
 
 import os
 import sys
@@ -50,3 +50,15 @@ def test_a_script_beside_the_interpreter_comes_first_and_a_missing_one_is_left_t
     monkeypatch.delenv('AMENT_PREFIX_PATH')
     assert pipeline.console_script('fabrik_ik') == 'fabrik_ik'
 
+
+
+def test_the_default_arm_file_of_an_install_is_its_share_folder_s(tmp_path, monkeypatch):
+    scripts = _installed_prefix(tmp_path, ())
+    config = scripts.parents[1] / 'share' / 'fabrik_ros' / 'config' / 'arm_4dof.yaml'
+    config.parent.mkdir(parents=True)
+    config.write_text('/**: {}\n')
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(scripts.parents[1]))
+    site = tmp_path / 'install' / 'fabrik_ros' / 'lib' / 'python3.11' / 'site-packages'
+    assert pipeline.shipped_config('arm_4dof.yaml', site) == config
+    checkout = pipeline.shipped_config('arm_4dof.yaml')
+    assert checkout.exists() and checkout.parent.parent == pipeline.DEFAULT_CONFIG.parents[1]
