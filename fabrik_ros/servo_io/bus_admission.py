@@ -9,8 +9,9 @@ once. Torque on reads the present position and writes it as the goal before the 
 the arm holds where it stands.
 
 Each step is a unicast request answered by one status packet, sent again up to
-``max_retries`` times; a step that gets no answer ends the task (the scheduler counts the
-misses and names a servo silent).
+``max_retries`` times when no answer comes (an answer of the wrong length is another
+request's, late, and the scheduler drops it: the read is then sent again); a step that gets
+no answer ends the task (the scheduler counts the misses and names a servo silent).
 """
 
 from collections.abc import Generator, Mapping, Sequence
@@ -58,7 +59,8 @@ class ServoSteps:
         for attempt in range(self.options.max_retries + 1):
             if attempt:
                 self.count.retries += 1
-            status = yield Request(name, data, (servo.id,), self.codec.status_size(params))
+            status = yield Request(name, data, (servo.id,), self.codec.status_size(params),
+                                   params=params)
             if status is not None:
                 return status
         return None
@@ -70,7 +72,7 @@ class ServoSteps:
         status = yield from self.ask(servo, f'read {name}',
                                      self.codec.read(servo.id, address, size), size)
         if status is None or len(status.params) != size:
-            return None
+            return None         # refused: an error status without the registers
         return {register.name: register.value_in(status.params, address)
                 for register in registers}
 
@@ -93,13 +95,15 @@ class ServoSteps:
         return bool(status.error & 0x48)        # P1.0 instruction (0x40), range (0x08) bits
 
     def ping(self, servo: ServoRecord) -> Step:
-        """Ping a silent servo; True (and its silence ended, a notice) once it answers."""
+        """Ping a servo that stopped answering; True once it answers (named back if silent)."""
+        params = 3 if self.codec.FIELD_BYTES == 2 else 0
         status = yield Request('ping', self.codec.ping(servo.id), (servo.id,),
-                               self.codec.status_size(3 if self.codec.FIELD_BYTES == 2 else 0))
+                               self.codec.status_size(params), params=params)
         if status is None:
             return False
-        self._notices.append(Notice(servo.id, 'answers again'))
-        servo.silent_since = None
+        if servo.silent_since is not None:
+            self._notices.append(Notice(servo.id, 'answers again'))
+        servo.lost_since = servo.silent_since = None
         return True
 
     def admit(self, servo: ServoRecord

@@ -30,13 +30,19 @@ DEFAULT_TELEMETRY_HZ = 10.0     # readings of one servo per second, round robin
 TELEMETRY_BLOCK_MAX = 24
 BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them
 
+# How long after its request's last byte a status may still come, beyond its own line time
+# (which the deadline adds): the servo answers after its Return Delay Time (STS3215: 0 as
+# shipped, Feetech's register 7 in 2 us units; Dynamixel X: the factory 250 = 500 us,
+# control_tables.py), and a USB adapter hands the bytes to the host when its latency timer
+# runs out (16 ms as FTDI and CH340 adapters ship, 1 ms where an owner lowered it) or on the
+# next 1 ms USB frame. Both makers' SDKs (dynamixel_sdk, scservo_sdk) wait two latency
+# timers and 2 ms more: 34 ms. A servo that does not answer costs that much of the line per
+# request, and is left out of the reads after ``lost_after`` such requests.
+REPLY_TIMEOUT_S = 2 * 0.016 + 0.002
+
 BUS_OPTIONS = LinkOptions(
-    baud=BUS_BAUD, poll_hz=DEFAULT_FEEDBACK_HZ,
-    # A status is due within its line time plus the servo's return delay (at most 0.5 ms as
-    # shipped) and the adapter's USB turnaround (1 ms at latency timer 1, 16 ms at the FTDI
-    # default): 25 ms covers both, and a servo that stays silent costs no more than that.
-    reply_timeout_s=0.025, handshake_timeout_s=1.0, handshake_interval_s=0.1,
-    max_retries=2, lost_after=3)
+    baud=BUS_BAUD, poll_hz=DEFAULT_FEEDBACK_HZ, reply_timeout_s=REPLY_TIMEOUT_S,
+    handshake_timeout_s=1.0, handshake_interval_s=0.1, max_retries=2, lost_after=3)
 """A bus link's defaults: 1 Mbaud, feedback at ``DEFAULT_FEEDBACK_HZ``, short reply timeout."""
 
 

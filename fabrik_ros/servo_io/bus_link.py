@@ -327,6 +327,10 @@ class _BusTraffic:
         """Return when the scheduler has something to do."""
         return self._scheduler.wake_at(now_s)
 
+    def written(self, now_s: float) -> None:
+        """Let the scheduler time the answers from the write."""
+        self._scheduler.written(now_s)
+
     def received(self, data: bytes, now_s: float) -> None:
         """Feed the codec and hand the statuses to the scheduler."""
         if data:

@@ -17,12 +17,18 @@ Task = Generator['Request', Optional[StatusPacket], None]
 
 @dataclass(eq=False)
 class Request:
-    """Bytes for the line and the statuses (by id, in order) that answer them."""
+    """Bytes for the line and the statuses (by id, in order) that answer them.
+
+    ``params`` is the length of the parameters each answer carries (None: no answer is
+    expected); a status of another length answers another request (a late one: status
+    packets carry no sequence number) and is dropped.
+    """
 
     name: str
     data: bytes
     expect: tuple[int, ...] = ()
     answer_bytes: int = 0
+    params: Optional[int] = None
     statuses: dict[int, StatusPacket] = field(default_factory=dict)
     sent_s: float = 0.0
     deadline_s: float = 0.0
@@ -39,8 +45,10 @@ class ServoRecord:
     admitted: bool = False          # present position read on this connection
     busy: bool = False              # a task of its own is queued or running
     rewish: bool = False            # torque wished while busy (its task read an older wish)
-    silent_since: Optional[float] = None
-    misses: int = 0
+    lost_since: Optional[float] = None     # stopped answering: out of reads and writes, pinged
+    silent_since: Optional[float] = None   # ... for long enough to be named silent
+    misses: int = 0                 # requests missed in a row
+    missed_from_s: float = 0.0      # when the first of them was written
     next_ping_s: float = 0.0
     limits: Optional[tuple[int, int]] = None
     homing_offset: Optional[int] = None

@@ -17,8 +17,7 @@ Rules, in order of priority, whenever the line is free:
    another (torque off first; Feetech EEPROM unlocked and locked again), then reads its
    present position; then it holds the torque the caller wants (on: goal = present position,
    then torque on, each write answered), or where the caller has not said, the torque it had
-   (an STS3215 torqued at power-up holds the arm again after its offset was written). A servo
-   that does not answer is pinged again every ``REPING_S``.
+   (an STS3215 torqued at power-up holds the arm again after its offset was written).
 2. **Torque.** ``torque(on)`` goes to every admitted servo by unicast writes, each answered:
    on = read its present position, write it as the goal, then torque on (the arm holds where
    it stands); off = torque off. Goals set before are dropped then.
@@ -36,9 +35,19 @@ Rules, in order of priority, whenever the line is free:
    robin, at most ``telemetry_hz`` a second, only when nothing above is due and, while
    commands stream, only where it ends before the next command is expected.
 
-A servo that misses ``lost_after`` answers in a row is *silent*: named in its health, left
-out of reads and writes, pinged again until it answers and is admitted anew. The others keep
-going; losing the port is the connection's business, not the scheduler's.
+A servo that misses ``lost_after`` requests in a row is left out of reads and writes and
+pinged until it answers, then admitted anew. It is named *silent* (a notice, its health) only
+once the requests it missed span ``SILENT_AFTER_S``: a count of requests alone took a
+simulator thread stalled for 50 ms on a loaded host, or an adapter's late USB transfer, for
+six dead servos. A servo that missed the handshake's pings is named at once; one named is
+pinged every ``REPING_S``. The others keep going; losing the port is the connection's
+business, not the scheduler's.
+
+Status packets carry no sequence number, so a late answer could pass for the next request's:
+after a timeout the line stays quiet for ``DRAIN_S`` and what arrives meanwhile is dropped (as
+the makers' SDKs clear the port before each packet), and an answer whose length is not the
+request's is dropped. A request's deadline runs from its write (:meth:`BusScheduler.written`),
+not from when the I/O thread took it: a thread preempted in between does not lose answers.
 
 The line time of each request, and the feedback rate chosen from it:
 :mod:`fabrik_ros.servo_io.bus_line`. The steps of admission and of a torque change:
@@ -64,7 +73,16 @@ from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, span
 
-REPING_S = 1.0                  # a silent servo is pinged again this often
+REPING_S = 1.0                  # a servo named silent is pinged again this often
+# A servo is named silent once the requests it missed in a row span this long (and number
+# ``lost_after``, the last a ping of its own): twice the longest stall seen on a loaded host
+# (a simulator's thread, 20-50 ms), still named within 0.2 s of its first missed request, so
+# the driver's next diagnostics (1 Hz) show it.
+SILENT_AFTER_S = 0.1
+CONFIRM_PING_S = 0.02           # a servo not answering, not yet named, is pinged this often
+# After a timeout the line stays quiet this long, and whatever arrives meanwhile (a late
+# answer) is dropped: two 1 ms USB frames, for bytes already in the adapter.
+DRAIN_S = 0.002
 GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
 # How soon after a goal write's last byte a read still counts as riding right behind it:
 # the I/O thread wakes when the line is free, give or take a scheduler tick.
@@ -123,6 +141,8 @@ class BusScheduler:
         self._task: Optional[tuple[ServoRecord, Task]] = None
         self._next: Optional[Request] = None      # the running task's next request
         self._flight: Optional[Request] = None
+        self._unwritten: Optional[Request] = None  # handed out, its write not yet reported
+        self._drain = False                        # quiet after a timeout (``DRAIN_S``)
         self._line_free_s = 0.0
         self._next_poll_s = 0.0
         self._next_telemetry_s = 0.0
@@ -149,12 +169,15 @@ class BusScheduler:
         """Start over on a new connection: every servo is admitted anew before its goals.
 
         :param answered: the ids that answered the handshake's ping (not pinged again); the
-            others are named silent since now and pinged again every ``REPING_S``
+            others (pinged ``max_retries`` + 1 times already) are named silent since now and
+            pinged again every ``REPING_S``
         """
         self._tasks.clear()
         self._task = None
         self._next = None
         self._flight = None
+        self._unwritten = None
+        self._drain = False
         self.codec.clear()
         self.positions = None
         self._line_free_s = self._next_poll_s = self._next_telemetry_s = now_s
@@ -166,10 +189,12 @@ class BusScheduler:
             servo.goal = servo.present = None
             servo.misses = 0
             if servo.id in answered:
-                servo.silent_since = None
+                servo.lost_since = servo.silent_since = None
                 self._start(servo, self._admit(servo, pinged=True))
             else:
                 servo.next_ping_s = now_s + REPING_S
+                if servo.lost_since is None:
+                    servo.lost_since = now_s
                 if servo.silent_since is None:
                     servo.silent_since = now_s
                     self._notices.append(Notice(servo.id, 'did not answer a ping at connect'))
@@ -217,7 +242,7 @@ class BusScheduler:
         self._goals.clear()
         self._goal_written = self._goal_version
         for servo in self._servos.values():
-            if servo.admitted and servo.silent_since is None:
+            if servo.admitted and servo.lost_since is None:
                 if servo.busy:
                     servo.rewish = True         # seen to when its task ends (_step)
                 else:
@@ -225,7 +250,7 @@ class BusScheduler:
 
     def admission_done(self) -> bool:
         """Return True once every servo is admitted or found silent (none mid-admission)."""
-        return all(s.silent_since is not None or (s.admitted and not s.busy)
+        return all(s.lost_since is not None or (s.admitted and not s.busy)
                    for s in self._servos.values())
 
     def goals_unsent(self) -> bool:
@@ -243,7 +268,7 @@ class BusScheduler:
     def admitted(self) -> tuple[int, ...]:
         """Return the ids whose present position was read on this connection, still answering."""
         return tuple(s.id for s in self._servos.values()
-                     if s.admitted and s.silent_since is None)
+                     if s.admitted and s.lost_since is None)
 
     def limits(self) -> dict[int, tuple[int, int]]:
         """Return each servo's (min, max) position-limit registers, as read at admission."""
@@ -277,19 +302,42 @@ class BusScheduler:
         """Return the bytes to write now, or None; the caller must write what it gets."""
         if self._flight is not None or now_s < self._line_free_s:
             return None
+        if self._drain:
+            self._drain = False
+            self.codec.clear()          # a late answer's first bytes, the rest to come
         request = self._next_request(now_s)
         if request is None:
             return None
         self.note_write(request.data, now_s)
         self._goals_end_s = self._line_free_s if request.name == 'goals' else -math.inf
+        request.sent_s = now_s
         if request.expect:
             answers_s = request.answer_bytes * self._byte_s
-            request.sent_s = now_s
             request.deadline_s = self._line_free_s + answers_s + self.options.reply_timeout_s
             self._flight = request
         elif request.done is not None:
             request.done({}, now_s)
+        self._unwritten = request
         return request.data
+
+    def written(self, now_s: float) -> None:
+        """Note that the bytes :meth:`next_write` handed out last went out at ``now_s``.
+
+        The line, and the answers' deadline, run from then: a thread preempted between
+        taking a request and writing it would otherwise judge on-time answers late.
+        """
+        request, self._unwritten = self._unwritten, None
+        if request is None or now_s <= request.sent_s:
+            return
+        if request.expect and request is not self._flight:
+            return                      # answered already: the line is free
+        delay = now_s - request.sent_s
+        self._line_free_s += delay
+        if request.name == 'goals':
+            self._goals_end_s += delay
+        if request is self._flight:
+            request.sent_s = now_s
+            request.deadline_s += delay
 
     def _next_request(self, now_s: float) -> Optional[Request]:
         request = self._task_request(now_s)
@@ -340,15 +388,16 @@ class BusScheduler:
             self._next = None
             if servo.rewish:
                 servo.rewish = False
-                if (servo.admitted and servo.silent_since is None
+                if (servo.admitted and servo.lost_since is None
                         and self._torque_want is not None
                         and servo.torque is not self._torque_want):
                     self._start(servo, self._hold_torque(servo))
 
     def _queue_repings(self, now_s: float) -> None:
         for servo in self._servos.values():
-            if servo.silent_since is not None and not servo.busy and now_s >= servo.next_ping_s:
-                servo.next_ping_s = now_s + REPING_S
+            if servo.lost_since is not None and not servo.busy and now_s >= servo.next_ping_s:
+                named = servo.silent_since is not None
+                servo.next_ping_s = now_s + (REPING_S if named else CONFIRM_PING_S)
                 self._start(servo, self._admit(servo, pinged=False))
 
     def _admit(self, servo: ServoRecord, *, pinged: bool) -> Task:
@@ -432,11 +481,12 @@ class BusScheduler:
             self.positions = BusPositions(counts, stamp_s)
 
         return Request('positions', self.codec.sync_read(register.address, register.size, ids),
-                       ids, len(ids) * self.codec.status_size(register.size), done=done)
+                       ids, len(ids) * self.codec.status_size(register.size),
+                       params=register.size, done=done)
 
     def _writable(self) -> list[ServoRecord]:
         return [s for s in self._servos.values()
-                if s.admitted and s.silent_since is None and not s.busy
+                if s.admitted and s.lost_since is None and not s.busy
                 and (s.id in self._goals or s.goal is not None)
                 and self._torque_want is not False]
 
@@ -526,7 +576,7 @@ class BusScheduler:
             servo.readings_s = stamp_s
 
         return Request('telemetry', self.codec.read(servo_id, address, size), (servo_id,),
-                       self.codec.status_size(size), done=done)
+                       self.codec.status_size(size), params=size, done=done)
 
     # -- what came back ------------------------------------------------------------------------
 
@@ -538,6 +588,8 @@ class BusScheduler:
             if flight is None or servo is None or status.id not in flight.expect \
                     or status.id in flight.statuses:
                 continue            # nobody asked (a late answer, an echo): dropped
+            if len(status.params) != flight.params and not (status.error and not status.params):
+                continue            # another request's (late) answer; an error may come bare
             self.count.acks += 1
             self.count.rtts.append(now_s - flight.sent_s)
             servo.error = status.error
@@ -552,28 +604,43 @@ class BusScheduler:
         if flight is None or now_s < flight.deadline_s:
             return
         self.count.timeouts += 1
-        self.codec.clear()              # a late answer must not pass for the next request's
+        # A late answer must not pass for the next request's: quiet, and drop what comes.
+        self._drain = True
+        self._line_free_s = max(self._line_free_s, now_s + DRAIN_S)
         for servo_id in flight.expect:
             if servo_id not in flight.statuses:
-                self._missed(self._servos[servo_id], now_s)
+                self._missed(self._servos[servo_id], flight.sent_s, now_s)
         self._finish(flight, now_s)
 
     def _finish(self, flight: Request, now_s: float) -> None:
         self._flight = None
+        self._unwritten = None
         self._line_free_s = max(self._line_free_s, now_s)
         if flight.done is not None:
             flight.done(flight.statuses, now_s)
         elif self._task is not None:
             self._step(flight.statuses.get(flight.expect[0]))
 
-    def _missed(self, servo: ServoRecord, now_s: float) -> None:
+    def _missed(self, servo: ServoRecord, sent_s: float, now_s: float) -> None:
+        """Count a request written at ``sent_s`` that ``servo`` did not answer.
+
+        After ``lost_after`` in a row it is left out and pinged; named silent once the
+        requests it missed span ``SILENT_AFTER_S`` (see the module docstring).
+        """
+        if servo.misses == 0:
+            servo.missed_from_s = sent_s
         servo.misses += 1
-        if servo.misses >= self.options.lost_after and servo.silent_since is None:
-            servo.silent_since = now_s
+        if servo.misses >= self.options.lost_after and servo.lost_since is None:
+            servo.lost_since = servo.missed_from_s
             servo.admitted = False
+            servo.next_ping_s = now_s
+        span_s = sent_s - servo.missed_from_s
+        if servo.lost_since is not None and servo.silent_since is None \
+                and span_s >= SILENT_AFTER_S:
+            servo.silent_since = servo.missed_from_s
             servo.next_ping_s = now_s + REPING_S
             self._notices.append(Notice(servo.id, f'stopped answering ({servo.misses} '
-                                              'requests in a row)'))
+                                              f'requests in a row over {span_s:.2f} s)'))
 
     # -- when to look again --------------------------------------------------------------------
 
@@ -585,7 +652,7 @@ class BusScheduler:
         if self._task is not None or self._tasks or self._writable() and self.goals_unsent():
             due.append(max(self._line_free_s, now_s))
         timers = [s.next_ping_s for s in self._servos.values()
-                  if s.silent_since is not None and not s.busy]
+                  if s.lost_since is not None and not s.busy]
         if self.admitted():
             if self.options.poll_hz:
                 timers.append(self._poll_at(now_s))

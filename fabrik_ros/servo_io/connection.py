@@ -55,6 +55,13 @@ class Traffic(Protocol):
     def next_write(self, now_s: float) -> Optional[bytes]:
         """Return the bytes to write now, or None; the connection writes what it gets."""
 
+    def written(self, now_s: float) -> None:
+        """Note that the bytes :meth:`next_write` returned last went out at ``now_s``.
+
+        A thread can be preempted between taking bytes and writing them; deadlines for the
+        answers run from here.
+        """
+
     def wake_at(self, now_s: float) -> float:
         """Return when something falls due, so that the I/O thread may wait until then [s]."""
 
@@ -182,6 +189,8 @@ class Connection:
             if data is None:
                 return False
             port.write(data)
+            with self.lock:
+                self._traffic.written(self.clock())
             return True
         except LinkError as error:
             self._write_error = error
@@ -275,6 +284,8 @@ class Connection:
                     self.lock.notify_all()
                 if data is not None:
                     self._port_or_lost().write(data)
+                    with self.lock:
+                        traffic.written(self.clock())
             received = self.read(min(READ_SLICE_S, max(0.0, wait_s)))
             with self.lock:
                 traffic.received(received, self.clock())

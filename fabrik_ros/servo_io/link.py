@@ -411,6 +411,9 @@ class _BoardTraffic:
         """Return when the scheduler has something to do."""
         return self._scheduler.wake_at(now_s)
 
+    def written(self, now_s: float) -> None:
+        """Nothing to do: the board's scheduler times a request from when it handed it out."""
+
     def received(self, data: bytes, now_s: float) -> None:
         """Feed the dialect, hand the answers to the scheduler, and notice a board reset."""
         if data:

@@ -75,7 +75,8 @@ class Sent:
 class BusWire:
     """A scheduler, a simulated bus and the line between them; time moves only by hand.
 
-    ``drop`` may lose a reply (``drop(reply) -> True``), ``mangle`` may change its bytes.
+    ``drop`` may lose a reply (``drop(reply) -> True``); ``delay(reply)`` holds it back that
+    many seconds more (a servo, adapter or simulator thread that is late).
     """
 
     protocol: Protocol = Protocol.FEETECH
@@ -85,6 +86,7 @@ class BusWire:
     answered: tuple[int, ...] = IDS
     now: float = 0.0
     drop: Callable[[bytes], bool] = lambda reply: False
+    delay: Callable[[bytes], float] = lambda reply: 0.0
     sent: list[Sent] = field(default_factory=list)
     replies: list[tuple[float, bytes]] = field(default_factory=list)
 
@@ -121,7 +123,7 @@ class BusWire:
             self.sent.append(Sent(self.now, packet))
         reply = self.bus.receive(data, arrives)
         if reply and not self.drop(reply):
-            self.replies.append((arrives + len(reply) * self.byte_s, reply))
+            self.replies.append((arrives + len(reply) * self.byte_s + self.delay(reply), reply))
 
     def run_until(self, end_s: float) -> None:
         """Advance the clock event by event to ``end_s``, stepping at each event."""

@@ -1,6 +1,6 @@
 """BusLink when its I/O thread is late: answers already in the port are not judged late.
 
-On a loaded host the link's thread can be away for longer than the reply timeout (25 ms)
+On a loaded host the link's thread can be away for longer than the reply timeout (34 ms)
 right after reading the first part of an answer, while the rest already waits in the
 port. A live SO-101 run (web_view + servo_driver + the simulated Feetech bus) showed what
 followed: servos named "stopped answering" and "answers again", over and over. Here the
