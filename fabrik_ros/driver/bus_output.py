@@ -48,7 +48,13 @@ LOAD_ERROR_PERCENT = 95.0
 # means the supply cannot carry the load (the common fault of an arm on a small adapter); the
 # servo's own input-voltage error bit (outside its limit registers) is the ERROR.
 VOLTAGE_SAG_WARN = 0.15
-_REPORT_PERIODS = 3.0       # a report older than this many feedback periods is not current
+# A report older than this is not current (joint_states then show the command). Not a count
+# of feedback periods (3 at 50 Hz = 60 ms, which a loaded host overran, and joint_states
+# flicked to the command): reads pause while a servo that missed requests is told apart from
+# a silent one (up to SILENT_AFTER_S 0.1 s and a reply timeout), and a loaded host delays a
+# read by tens of ms. 0.3 s covers both, and is what the PWM boards' default feedback allows
+# (three polls at 10 Hz), so both kinds of servo behave alike.
+REPORT_STALE_S = 0.3
 
 
 def bus_options(baud: int = 0, poll_hz: Optional[float] = None) -> LinkOptions:
@@ -178,14 +184,14 @@ class BusOutput:
         self.link.torque(on)
 
     def report(self, now_s: float) -> Optional[ServoReport]:
-        """Return the counts the servos reported since the link connected, within three reads.
+        """Return the counts the servos reported since the link connected, if current.
 
-        A servo that did not answer the latest read is None.
+        Current: within ``REPORT_STALE_S``. A servo that did not answer the latest read is None.
         """
         self._say_notices()
         positions = self.link.positions()
         if (positions is None or self._poll_hz <= 0.0
-                or now_s - positions.stamp_s > _REPORT_PERIODS / self._poll_hz
+                or now_s - positions.stamp_s > REPORT_STALE_S
                 or positions.stamp_s < self._connected_at):
             return None
         units = tuple(None if positions.counts.get(i) is None else float(positions.counts[i])
