@@ -201,3 +201,42 @@ def test_each_servo_has_a_diagnostic_status_and_a_silent_one_is_named(make_rig, 
     others = [s for name, s in rig.servo_statuses().items() if name != silent]
     assert all(s.level == b'\x00' for s in others), 'the others keep going'
     assert math.isfinite(rig.states[-1].position[0])
+
+
+@pytest.mark.parametrize('protocol', BUSES, ids=lambda p: p.value)
+def test_one_silent_servo_leaves_the_others_live_and_the_gripper_reattaches_at_its_limit(
+        make_rig, protocol):
+    """Defects D3 and D4, as found by hand on the SO-101 sim bus."""
+    rig = make_rig(protocol)
+    rig.wait_running()
+    elbow, wrist = ARM.joint_names.index('elbow_flex'), ARM.joint_names.index('wrist_flex')
+    rig.board.firmware.servo(IDS[wrist]).silent = True
+    assert rig.enable(False).success
+    rig.ros.spin_until(lambda: not any(t for i, t in enumerate(rig.board.firmware.torques())
+                                       if i != wrist), timeout_s=10.0,
+                       what='every answering servo limp')
+    by_hand = list(ARM.home)
+    by_hand[elbow] += 0.6
+    gripper_by_hand = 0.8
+    now = time.monotonic()
+    rig.board.firmware.move_by_hand(IDS[elbow], _counts(by_hand)[elbow], now)
+    rig.board.firmware.move_by_hand(IDS[5], _counts(ARM.home, gripper_by_hand)[5], now)
+    expected = (*by_hand, gripper_by_hand)      # wrist_flex: its command, home
+
+    def followed():
+        return rig.states and rig.states[-1].position == pytest.approx(expected, abs=0.003)
+    rig.ros.spin_until(followed, timeout_s=10.0, what=lambda: f'joint_states to follow the '
+                       f'hand but for the silent wrist_flex: {rig.states[-1].position}')
+    rig.board.firmware.servo(IDS[wrist]).silent = False
+    speed = 0.5
+    rig.driver.set_parameters([Parameter('aux_max_speed', value=speed)])
+    asked = time.monotonic()
+    assert rig.enable(True).success
+    home = _counts(ARM.home)[5]
+    seen = []
+    rig.ros.spin_until(lambda: abs(rig.present()[5] - home) <= 2, timeout_s=10.0,
+                       what='the gripper back at its command',
+                       during=lambda: seen.append(rig.present()[5]))
+    assert all(home - 2 <= b <= a + 2 for a, b in zip(seen, seen[1:], strict=False)), \
+        f'from where it stood straight to its command: {seen}'
+    assert time.monotonic() - asked >= 0.9 * gripper_by_hand / speed, 'at aux_max_speed'
