@@ -134,7 +134,11 @@ class BusOutput:
 
     @property
     def board_name(self) -> str:
-        """Return the servo models that answered ('STS3215 x6'), '' before any did."""
+        """Return what answered (see :attr:`BusLink.board`), '' before any did.
+
+        At READY: how many answered the ping ('6 of 6 feetech servos answered the ping
+        (ids 1 2 3 4 5 6)'); once all are admitted or silent, their models ('STS3215 x6').
+        """
         return self.link.board or ''
 
     @property

@@ -160,12 +160,30 @@ class BusLink:
 
     @property
     def board(self) -> Optional[str]:
-        """Return the models that answered, e.g. ``'STS3215 x6'``; None before any did."""
+        """Return what answered, true at any moment of the connection; None before any did.
+
+        While servos are admitted (the moment the link is READY), how many answered the
+        connect's ping: ``'6 of 6 feetech servos answered the ping (ids 1 2 3 4 5 6)'``; the
+        models of the admitted so far would undercount the bus. Once every servo is admitted
+        or named silent, the models of those answering: ``'STS3215 x6'``, or
+        ``'STS3215 x5 (silent: id 4)'``.
+        """
+        answered = self._traffic.answered
         with self._cv:
-            models = [c.model for c in self._scheduler.conditions().values() if c.model]
-        if not models:
-            return None
-        return ', '.join(f'{model} x{models.count(model)}' for model in dict.fromkeys(models))
+            if not self._scheduler.admission_done():
+                if not answered:
+                    return None
+                return (f'{len(answered)} of {len(self.ids)} {self.protocol.value} servos '
+                        f'answered the ping (ids {" ".join(map(str, answered))})')
+            conditions = self._scheduler.conditions()
+            admitted = self._scheduler.admitted()
+        models = [conditions[servo_id].model for servo_id in admitted]
+        silent = [i for i, c in conditions.items() if c.silent_since_s is not None]
+        named = ', '.join(f'{model} x{models.count(model)}' for model in dict.fromkeys(models))
+        if silent:
+            ids = ' '.join(map(str, silent))
+            named = f'{named} (silent: id{"s" if len(silent) > 1 else ""} {ids})'.lstrip()
+        return named or None
 
     @property
     def last_error(self) -> Optional[BaseException]:
@@ -262,7 +280,7 @@ class _BusTraffic:
         self._link = link
         self._codec = codec
         self._scheduler = scheduler
-        self._answered: list[int] = []
+        self.answered: tuple[int, ...] = ()    # the ids that answered the latest handshake
 
     def handshake(self, connection: Connection) -> None:
         """Ping every id (each up to ``max_retries`` times again) until one answers; note which.
@@ -280,7 +298,7 @@ class _BusTraffic:
                         if any(self._ping(connection, servo_id)
                                for _ in range(options.max_retries + 1))]
             if answered:
-                self._answered = answered
+                self.answered = tuple(answered)
                 return
             connection.closing.wait(min(options.handshake_interval_s, deadline.time_left()))
         noise = codec.garbage_bytes + codec.bad_checksums - garbage
@@ -311,7 +329,7 @@ class _BusTraffic:
 
     def connected(self, now_s: float, again: bool) -> None:
         """Admit the servos that answered; name the others silent."""
-        self._scheduler.forget_bus(now_s, self._answered)
+        self._scheduler.forget_bus(now_s, self.answered)
         if again:
             self._scheduler.count.reconnects += 1
 

@@ -1,6 +1,7 @@
 """BusLink against the simulated Feetech and Dynamixel buses on real ptys."""
 
 from dataclasses import replace
+import re
 import threading
 import time
 
@@ -225,3 +226,27 @@ def test_a_pwm_protocol_and_bad_goals_are_refused_by_name():
         link.set_goals({1: 100}, 70.0)
     with pytest.raises(ValueError, match='goal for servo id 9'):
         link.set_goals({9: 100})
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_the_servos_named_at_ready_are_all_that_answered_not_the_admitted_so_far(sim_board,
+                                                                                protocol):
+    """The driver logs ``board connected: <board>`` at READY, while admission has just begun.
+
+    It said "STS3215 x3" on a six-servo bus: the models of the servos admitted so far.
+    """
+    board = sim_board(protocol)
+    at_ready = []
+    link = BusLink(board.path, protocol=protocol, ids=IDS, options=FAST,
+                   on_state=lambda state: state is LinkState.READY and at_ready.append(
+                       link.board))
+    with link:
+        link.wait_ready(3.0)
+        assert at_ready == [f'6 of 6 {protocol.value} servos answered the ping '
+                            '(ids 1 2 3 4 5 6)']
+        assert re.fullmatch(r'\S+ x6', link.board), link.board
+        with board.firmware.lock:
+            board.firmware.servo(4).silent = True
+        assert _poll(lambda: link.health()[4].silent_since_s is not None)
+        assert re.fullmatch(r'\S+ x5 \(silent: id 4\)', link.board), link.board
