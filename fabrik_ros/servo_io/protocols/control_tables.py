@@ -180,20 +180,28 @@ class ControlTable:
     extra: tuple[Register, ...] = ()
     power_up: Mapping[str, int] = field(default_factory=dict)
     speed_unit_counts_per_s: float = 1.0
+    _registers: tuple[Register, ...] = field(init=False, repr=False, compare=False, default=())
+    _by_name: Mapping[str, Register] = field(init=False, repr=False, compare=False,
+                                             default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Order the registers once: a simulated servo looks them up for every packet."""
+        found = [value for value in vars(self).values() if isinstance(value, Register)]
+        ordered = tuple(sorted(found + list(self.extra), key=lambda register: register.address))
+        object.__setattr__(self, '_registers', ordered)
+        object.__setattr__(self, '_by_name', {register.name: register for register in ordered})
 
     def registers(self) -> tuple[Register, ...]:
         """Return every register of the table (for simulated memories and checks)."""
-        found = [value for value in vars(self).values() if isinstance(value, Register)]
-        return tuple(sorted(found + list(self.extra), key=lambda register: register.address))
+        return self._registers
 
     def register(self, name: str) -> Register:
         """Return the register called ``name`` (the maker's name, e.g. ``'Goal_Position'``).
 
         :raises KeyError: naming the unknown register and the known ones.
         """
-        for register in self.registers():
-            if register.name == name:
-                return register
+        if name in self._by_name:
+            return self._by_name[name]
         known = ', '.join(register.name for register in self.registers())
         raise KeyError(f'{self.model} has no register {name!r}; known: {known}')
 
