@@ -37,11 +37,11 @@ Rules, in order of priority, whenever the line is free:
 
 A servo that misses ``lost_after`` requests in a row is left out of reads and writes and
 pinged until it answers, then admitted anew. It is named *silent* (a notice, its health) only
-once the requests it missed span ``SILENT_AFTER_S``: a count of requests alone took a
-simulator thread stalled for 50 ms on a loaded host, or an adapter's late USB transfer, for
-six dead servos. A servo that missed the handshake's pings is named at once; one named is
-pinged every ``REPING_S``. The others keep going; losing the port is the connection's
-business, not the scheduler's.
+once the requests it missed span ``SILENT_AFTER_S`` while others answered, or ``BUS_QUIET_S``
+while none did: a count of requests alone took a simulator thread stalled for 50 ms on a
+loaded host, or an adapter's late USB transfer, for six dead servos. A servo that missed the
+handshake's pings is named at once; one named is pinged every ``REPING_S``. The others keep
+going; losing the port is the connection's business, not the scheduler's.
 
 Status packets carry no sequence number, so a late answer could pass for the next request's:
 after a timeout the line stays quiet for ``DRAIN_S`` and what arrives meanwhile is dropped (as
@@ -75,10 +75,15 @@ from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register,
 
 REPING_S = 1.0                  # a servo named silent is pinged again this often
 # A servo is named silent once the requests it missed in a row span this long (and number
-# ``lost_after``, the last a ping of its own): twice the longest stall seen on a loaded host
-# (a simulator's thread, 20-50 ms), still named within 0.2 s of its first missed request, so
-# the driver's next diagnostics (1 Hz) show it.
+# ``lost_after``, the last a ping of its own) while other servos answered: twice the longest
+# stall the tester saw on a loaded host (a simulator's thread, 20-50 ms), and still named
+# within 0.2 s of its first missed request, so the driver's next diagnostics (1 Hz) show it.
 SILENT_AFTER_S = 0.1
+# When no servo answered either, the host, the adapter or the simulator stalled, or the
+# servos' supply is off: named after this long instead. Stalls past 0.1 s were seen with a
+# 2-core host running 5 busy threads; a supply cut is still named within the diagnostics'
+# second.
+BUS_QUIET_S = 0.5
 CONFIRM_PING_S = 0.02           # a servo not answering, not yet named, is pinged this often
 # After a timeout the line stays quiet this long, and whatever arrives meanwhile (a late
 # answer) is dropped: two 1 ms USB frames, for bytes already in the adapter.
@@ -143,6 +148,7 @@ class BusScheduler:
         self._flight: Optional[Request] = None
         self._unwritten: Optional[Request] = None  # handed out, its write not yet reported
         self._drain = False                        # quiet after a timeout (``DRAIN_S``)
+        self._answered_s = -math.inf               # the latest request any servo answered
         self._line_free_s = 0.0
         self._next_poll_s = 0.0
         self._next_telemetry_s = 0.0
@@ -178,6 +184,7 @@ class BusScheduler:
         self._flight = None
         self._unwritten = None
         self._drain = False
+        self._answered_s = -math.inf
         self.codec.clear()
         self.positions = None
         self._line_free_s = self._next_poll_s = self._next_telemetry_s = now_s
@@ -592,6 +599,7 @@ class BusScheduler:
                 continue            # another request's (late) answer; an error may come bare
             self.count.acks += 1
             self.count.rtts.append(now_s - flight.sent_s)
+            self._answered_s = max(self._answered_s, flight.sent_s)
             servo.error = status.error
             servo.misses = 0
             flight.statuses[status.id] = status
@@ -625,7 +633,8 @@ class BusScheduler:
         """Count a request written at ``sent_s`` that ``servo`` did not answer.
 
         After ``lost_after`` in a row it is left out and pinged; named silent once the
-        requests it missed span ``SILENT_AFTER_S`` (see the module docstring).
+        requests it missed span ``SILENT_AFTER_S``, or ``BUS_QUIET_S`` if no servo answered
+        a request written since its first (see the module docstring).
         """
         if servo.misses == 0:
             servo.missed_from_s = sent_s
@@ -635,12 +644,14 @@ class BusScheduler:
             servo.admitted = False
             servo.next_ping_s = now_s
         span_s = sent_s - servo.missed_from_s
+        alone = self._answered_s > servo.missed_from_s
         if servo.lost_since is not None and servo.silent_since is None \
-                and span_s >= SILENT_AFTER_S:
+                and span_s >= (SILENT_AFTER_S if alone else BUS_QUIET_S):
             servo.silent_since = servo.missed_from_s
             servo.next_ping_s = now_s + REPING_S
+            others = '' if alone else '; no servo on the bus answered either'
             self._notices.append(Notice(servo.id, f'stopped answering ({servo.misses} '
-                                              f'requests in a row over {span_s:.2f} s)'))
+                                              f'requests in a row over {span_s:.2f} s{others})'))
 
     # -- when to look again --------------------------------------------------------------------
 

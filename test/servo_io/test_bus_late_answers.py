@@ -9,7 +9,7 @@ later, "answers again".
 import pytest
 
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
-from fabrik_ros.servo_io.bus_scheduler import SILENT_AFTER_S
+from fabrik_ros.servo_io.bus_scheduler import BUS_QUIET_S, SILENT_AFTER_S
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS, Protocol
 from test.servo_io.bus_wire import BUSES as WIRES
 from test.servo_io.bus_wire import BusWire, IDS
@@ -28,9 +28,9 @@ def _stall(wire: BusWire, start_s: float, length_s: float):
 
 
 @BUSES
-@pytest.mark.parametrize('stall_s', [0.1, 0.12])
+@pytest.mark.parametrize('stall_s', [0.1, 0.12, 0.3])
 def test_a_bus_that_stalls_for_a_moment_is_not_named_silent(protocol, stall_s):
-    """Twice the longest stall seen; the longer one outlasts three requests in a row."""
+    """Twice the longest stall the tester saw; longer ones outlast three requests in a row."""
     wire = BusWire(protocol)
     wire.connect()
     wire.scheduler.set_torque(True)
@@ -61,6 +61,25 @@ def test_a_servo_that_stays_silent_is_still_named_within_the_silence_window(prot
         wire.run_for(0.005)
     notices = [str(n) for n in wire.scheduler.take_notices()]
     assert len(notices) == 1 and notices[0].startswith('servo id 4: stopped answering'), notices
+
+
+@BUSES
+def test_a_bus_where_no_servo_answers_any_more_names_them_all(protocol):
+    wire = BusWire(protocol)
+    wire.connect()
+    wire.run_for(0.2)
+    wire.scheduler.take_notices()
+    went_s = wire.now
+    for servo_id in IDS:
+        wire.servo(servo_id).silent = True      # the servos' supply cut
+    wire.run_for(BUS_QUIET_S / 2)
+    assert wire.scheduler.take_notices() == [], 'a quiet bus may be a stalled host, not yet'
+    while any(c.silent_since_s is None for c in wire.scheduler.conditions().values()):
+        assert wire.now < went_s + BUS_QUIET_S + 0.3, 'named soon after the window'
+        wire.run_for(0.01)
+    notices = [str(n) for n in wire.scheduler.take_notices()]
+    assert len(notices) == len(IDS), notices
+    assert all('no servo on the bus answered either' in n for n in notices), notices
 
 
 @BUSES
