@@ -36,12 +36,9 @@ Rules, in order of priority, whenever the line is free:
    commands stream, only where it ends before the next command is expected.
 
 A servo that misses ``lost_after`` requests in a row is left out of reads and writes and
-pinged until it answers, then admitted anew. It is named *silent* (a notice, its health) only
-once the requests it missed span ``SILENT_AFTER_S`` while others answered, or ``BUS_QUIET_S``
-while none did: a count of requests alone took a simulator thread stalled for 50 ms on a
-loaded host, or an adapter's late USB transfer, for six dead servos. A servo that missed the
-handshake's pings is named at once; one named is pinged every ``REPING_S``. The others keep
-going; losing the port is the connection's business, not the scheduler's.
+pinged until it answers, then admitted anew; when it is named *silent*:
+:mod:`fabrik_ros.servo_io.bus_silence`. The others keep going; losing the port is the
+connection's business, not the scheduler's.
 
 Status packets carry no sequence number, so a late answer could pass for the next request's:
 after a timeout the line stays quiet for ``DRAIN_S`` and what arrives meanwhile is dropped (as
@@ -68,23 +65,12 @@ from fabrik_ros.servo_io.bus_line import (
 )
 from fabrik_ros.servo_io.bus_reports import BusPositions, Notice, ServoCondition
 from fabrik_ros.servo_io.bus_requests import Request, ServoRecord, Task
+from fabrik_ros.servo_io.bus_silence import missed, missed_at_connect, ping_interval
 from fabrik_ros.servo_io.link_options import LinkOptions
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, span
 
-REPING_S = 1.0                  # a servo named silent is pinged again this often
-# A servo is named silent once the requests it missed in a row span this long (and number
-# ``lost_after``, the last a ping of its own) while other servos answered: twice the longest
-# stall the tester saw on a loaded host (a simulator's thread, 20-50 ms), and still named
-# within 0.2 s of its first missed request, so the driver's next diagnostics (1 Hz) show it.
-SILENT_AFTER_S = 0.1
-# When no servo answered either, the host, the adapter or the simulator stalled, or the
-# servos' supply is off: named after this long instead. Stalls past 0.1 s were seen with a
-# 2-core host running 5 busy threads; a supply cut is still named within the diagnostics'
-# second.
-BUS_QUIET_S = 0.5
-CONFIRM_PING_S = 0.02           # a servo not answering, not yet named, is pinged this often
 # After a timeout the line stays quiet this long, and whatever arrives meanwhile (a late
 # answer) is dropped: two 1 ms USB frames, for bytes already in the adapter.
 DRAIN_S = 0.002
@@ -175,8 +161,7 @@ class BusScheduler:
         """Start over on a new connection: every servo is admitted anew before its goals.
 
         :param answered: the ids that answered the handshake's ping (not pinged again); the
-            others (pinged ``max_retries`` + 1 times already) are named silent since now and
-            pinged again every ``REPING_S``
+            others (pinged ``max_retries`` + 1 times already) are named silent since now
         """
         self._tasks.clear()
         self._task = None
@@ -198,13 +183,8 @@ class BusScheduler:
             if servo.id in answered:
                 servo.lost_since = servo.silent_since = None
                 self._start(servo, self._admit(servo, pinged=True))
-            else:
-                servo.next_ping_s = now_s + REPING_S
-                if servo.lost_since is None:
-                    servo.lost_since = now_s
-                if servo.silent_since is None:
-                    servo.silent_since = now_s
-                    self._notices.append(Notice(servo.id, 'did not answer a ping at connect'))
+            elif (notice := missed_at_connect(servo, now_s)) is not None:
+                self._notices.append(notice)
 
     def note_write(self, data: bytes, now_s: float) -> None:
         """Account for bytes on the line (the handshake's pings, written by the link)."""
@@ -403,8 +383,7 @@ class BusScheduler:
     def _queue_repings(self, now_s: float) -> None:
         for servo in self._servos.values():
             if servo.lost_since is not None and not servo.busy and now_s >= servo.next_ping_s:
-                named = servo.silent_since is not None
-                servo.next_ping_s = now_s + (REPING_S if named else CONFIRM_PING_S)
+                servo.next_ping_s = now_s + ping_interval(servo)
                 self._start(servo, self._admit(servo, pinged=False))
 
     def _admit(self, servo: ServoRecord, *, pinged: bool) -> Task:
@@ -617,7 +596,11 @@ class BusScheduler:
         self._line_free_s = max(self._line_free_s, now_s + DRAIN_S)
         for servo_id in flight.expect:
             if servo_id not in flight.statuses:
-                self._missed(self._servos[servo_id], flight.sent_s, now_s)
+                notice = missed(self._servos[servo_id], flight.sent_s, now_s,
+                                lost_after=self.options.lost_after,
+                                answered_s=self._answered_s)
+                if notice is not None:
+                    self._notices.append(notice)
         self._finish(flight, now_s)
 
     def _finish(self, flight: Request, now_s: float) -> None:
@@ -628,30 +611,6 @@ class BusScheduler:
             flight.done(flight.statuses, now_s)
         elif self._task is not None:
             self._step(flight.statuses.get(flight.expect[0]))
-
-    def _missed(self, servo: ServoRecord, sent_s: float, now_s: float) -> None:
-        """Count a request written at ``sent_s`` that ``servo`` did not answer.
-
-        After ``lost_after`` in a row it is left out and pinged; named silent once the
-        requests it missed span ``SILENT_AFTER_S``, or ``BUS_QUIET_S`` if no servo answered
-        a request written since its first (see the module docstring).
-        """
-        if servo.misses == 0:
-            servo.missed_from_s = sent_s
-        servo.misses += 1
-        if servo.misses >= self.options.lost_after and servo.lost_since is None:
-            servo.lost_since = servo.missed_from_s
-            servo.admitted = False
-            servo.next_ping_s = now_s
-        span_s = sent_s - servo.missed_from_s
-        alone = self._answered_s > servo.missed_from_s
-        if servo.lost_since is not None and servo.silent_since is None \
-                and span_s >= (SILENT_AFTER_S if alone else BUS_QUIET_S):
-            servo.silent_since = servo.missed_from_s
-            servo.next_ping_s = now_s + REPING_S
-            others = '' if alone else '; no servo on the bus answered either'
-            self._notices.append(Notice(servo.id, f'stopped answering ({servo.misses} '
-                                              f'requests in a row over {span_s:.2f} s{others})'))
 
     # -- when to look again --------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ later, "answers again".
 import pytest
 
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
-from fabrik_ros.servo_io.bus_scheduler import BUS_QUIET_S, SILENT_AFTER_S
+from fabrik_ros.servo_io.bus_silence import BUS_QUIET_S, SILENT_AFTER_S
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS, Protocol
 from test.servo_io.bus_wire import BUSES as WIRES
 from test.servo_io.bus_wire import BusWire, IDS

@@ -5,7 +5,8 @@ from dataclasses import replace
 import pytest
 
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS, DEFAULT_FEEDBACK_HZ
-from fabrik_ros.servo_io.bus_scheduler import BusScheduler, GOAL_REFRESH_S, REPING_S
+from fabrik_ros.servo_io.bus_scheduler import BusScheduler, GOAL_REFRESH_S
+from fabrik_ros.servo_io.bus_silence import REPING_S
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import Instruction
 from fabrik_ros.servo_io.protocols.control_tables import STS3215
