@@ -48,7 +48,8 @@ not from when the I/O thread took it: a thread preempted in between does not los
 
 The line time of each request, and the feedback rate chosen from it:
 :mod:`fabrik_ros.servo_io.bus_line`. The steps of admission and of a torque change:
-:mod:`fabrik_ros.servo_io.bus_admission`.
+:mod:`fabrik_ros.servo_io.bus_admission`. The command stream that reads keep out of:
+:mod:`fabrik_ros.servo_io.bus_stream`.
 """
 
 from collections import deque
@@ -66,6 +67,7 @@ from fabrik_ros.servo_io.bus_line import (
 from fabrik_ros.servo_io.bus_reports import BusPositions, Notice, ServoCondition
 from fabrik_ros.servo_io.bus_requests import Request, ServoRecord, Task
 from fabrik_ros.servo_io.bus_silence import missed, missed_at_connect, ping_interval
+from fabrik_ros.servo_io.bus_stream import CommandStream
 from fabrik_ros.servo_io.link_options import LinkOptions
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
@@ -75,11 +77,6 @@ from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register,
 # answer) is dropped: two 1 ms USB frames, for bytes already in the adapter.
 DRAIN_S = 0.002
 GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
-# How soon after a goal write's last byte a read still counts as riding right behind it:
-# the I/O thread wakes when the line is free, give or take a scheduler tick.
-BEHIND_SLACK_S = 0.0005
-# Commands that come at least this often are a stream that reads keep out of the way of.
-STREAM_GAP_MAX_S = 0.25
 
 
 class BusScheduler:
@@ -148,12 +145,7 @@ class BusScheduler:
         self._goal_written = 0
         self._next_refresh_s = math.inf
         self._torque_want: Optional[bool] = None
-        # The command stream: when the latest command went out, the gap before it, and when
-        # the line frees after the latest request if that was a goal write (a read may ride
-        # right behind it).
-        self._command_s = -math.inf
-        self._command_gap_s = math.inf
-        self._goals_end_s = -math.inf
+        self._stream = CommandStream()             # reads keep out of its way
 
     # -- connection ----------------------------------------------------------------------------
 
@@ -296,7 +288,7 @@ class BusScheduler:
         if request is None:
             return None
         self.note_write(request.data, now_s)
-        self._goals_end_s = self._line_free_s if request.name == 'goals' else -math.inf
+        self._stream.goals_end_s = self._line_free_s if request.name == 'goals' else -math.inf
         request.sent_s = now_s
         if request.expect:
             answers_s = request.answer_bytes * self._byte_s
@@ -321,7 +313,7 @@ class BusScheduler:
         delay = now_s - request.sent_s
         self._line_free_s += delay
         if request.name == 'goals':
-            self._goals_end_s += delay
+            self._stream.goals_end_s += delay
         if request is self._flight:
             request.sent_s = now_s
             request.deadline_s += delay
@@ -412,11 +404,6 @@ class BusScheduler:
 
     # -- feedback, goals, telemetry ---------------------------------------------------------------
 
-    def _streaming(self, now_s: float) -> bool:
-        """Return True while commands come often (``STREAM_GAP_MAX_S``) and the next is due."""
-        gap = self._command_gap_s
-        return gap <= STREAM_GAP_MAX_S and now_s - self._command_s < 1.5 * gap
-
     def _poll_at(self, now_s: float) -> float:
         """Return when the feedback read may go (see rule 3 of the module docstring).
 
@@ -424,27 +411,22 @@ class BusScheduler:
         or if it ends before the next command is expected; else when the stream stops, a
         command comes first (it wakes the link), or the read is a poll period late.
         """
-        if (not self._streaming(now_s) or now_s - self._goals_end_s <= BEHIND_SLACK_S
+        stream = self._stream
+        if (not stream.streaming(now_s) or stream.right_behind(now_s)
                 or self._fits(now_s, self._feedback_request())):
             return self._next_poll_s
         period = 1.0 / self.options.poll_hz
-        stream_end = self._command_s + 1.5 * self._command_gap_s
-        return max(self._next_poll_s, min(self._next_poll_s + period, stream_end))
+        return max(self._next_poll_s, min(self._next_poll_s + period, stream.stops_s()))
 
     def _poll_due(self, now_s: float) -> bool:
         return bool(self.options.poll_hz) and bool(self.admitted()) and now_s >= self._poll_at(
             now_s)
 
     def _fits(self, now_s: float, request: Request) -> bool:
-        """Return True if ``request`` and its answers end before the next command is expected.
-
-        ``BEHIND_SLACK_S`` is kept free before it, for a command that comes a little early.
-        """
-        if not self._streaming(now_s):
-            return True
+        """Return True if ``request`` and its answers end before the next command is expected."""
         bytes_on_line = len(request.data) + request.answer_bytes
         end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
-        return end_s + BEHIND_SLACK_S <= self._command_s + self._command_gap_s
+        return self._stream.fits(now_s, end_s)
 
     def _take_feedback_turn(self, now_s: float) -> None:
         """Move the feedback grid on: a period later, or a period from now if it fell behind."""
@@ -496,8 +478,7 @@ class BusScheduler:
             data[servo.id] = goal_block(servo.table, goal, speed)
             servo.goal, servo.speed = goal, speed
         if self.goals_unsent():          # a command (not a refresh): part of the stream
-            self._command_gap_s = now_s - self._command_s
-            self._command_s = now_s
+            self._stream.command(now_s)
         self._goal_written = self._goal_version
         self._next_refresh_s = now_s + GOAL_REFRESH_S
         return Request('goals', self.codec.sync_write(address, size, data))
@@ -533,9 +514,10 @@ class BusScheduler:
         when the stream has stopped (a command that comes first wakes the link, and the read
         may then fit behind it).
         """
-        if not self._streaming(now_s) or self._fits(now_s, self._telemetry_request(now_s)):
+        if not self._stream.streaming(now_s) or self._fits(now_s,
+                                                           self._telemetry_request(now_s)):
             return self._next_telemetry_s
-        return max(self._next_telemetry_s, self._command_s + 1.0 / self.options.poll_hz)
+        return max(self._next_telemetry_s, self._stream.last_s + 1.0 / self.options.poll_hz)
 
     def _telemetry_request(self, now_s: float) -> Request:
         """Return the next telemetry read (:meth:`_take_telemetry_turn` moves the turn on)."""
