@@ -37,9 +37,9 @@ def test_results_hold_the_solver_figures_of_every_shipped_config(quick_run):
 def test_results_hold_end_to_end_figures_per_rate(quick_run):
     results, _ = quick_run
     for layout in ('e2e', 'e2e_composed', 'e2e_ssc32', 'e2e_maestro'):
-        assert set(results[layout]) == {'50', '200', '500'}
+        assert set(results[layout]) == {'20', '50', '200', '500'}
         assert results['soak'][layout]['rss_growth_kib']
-        for rate in ('50', '200', '500'):
+        for rate in ('20', '50', '200', '500'):
             figures = results[layout][rate]
             assert figures['sent'] > 0
             assert figures['coalesced'] >= 0
