@@ -92,10 +92,13 @@ test: lint
 	    $(MAKE) --no-print-directory test-suite ROS_DISTRO=$$distro || status=1; \
 	done; exit $$status
 
-# The suite on one distro (ROS_DISTRO), doctests of fabrik_ros included (see pytest.ini).
+# The suite on one distro (ROS_DISTRO), doctests of fabrik_ros included (see pytest.ini), in
+# TEST_WORKERS processes (pytest-xdist; each test file runs whole in one of them, each worker in
+# a DDS domain of its own, test/conftest.py): 2 halves the time on the 2-core CI machine.
+TEST_WORKERS ?= 2
 test-suite: setup
 	@mkdir -p $(ROS_LOG_DIR)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 demo: setup
 	@mkdir -p $(ROS_LOG_DIR)

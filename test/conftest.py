@@ -6,7 +6,9 @@ for the Makefile, the benchmarks and the demo too; ``force`` because a test must
 loopback, whatever the shell it was started from exported.
 """
 
+import os
 from pathlib import Path
+import uuid
 
 import pytest
 
@@ -14,6 +16,22 @@ from fabrik_ros.ros_env import isolate_ros
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+
+def _give_worker_its_domain() -> None:
+    """Give each pytest-xdist worker a DDS domain of its own (`make test` runs two).
+
+    The workers inherit the controlling process's environment, domain included: two workers
+    in one domain would hear each other's target_point and joint_states. The run's id (the
+    same in every worker) picks a base, each worker takes the next domain after it.
+    """
+    worker = os.environ.get('PYTEST_XDIST_WORKER', '')
+    if not worker.startswith('gw'):
+        return
+    base = uuid.UUID(os.environ['PYTEST_XDIST_TESTRUNUID']).int % 100
+    os.environ['ROS_DOMAIN_ID'] = str((base + int(worker[2:])) % 100 + 1)
+
+
+_give_worker_its_domain()
 isolate_ros(ros_home=REPO_ROOT / 'build' / 'ros', force=True)
 
 

@@ -21,6 +21,7 @@ ties host-side events to simulated time (bench/pin_latency.py).
 
 from collections.abc import Callable
 from dataclasses import dataclass
+import fcntl
 import os
 from pathlib import Path
 import shutil
@@ -63,7 +64,12 @@ def build_hardware(*targets: str) -> None:
     :raises HarnessError: with make's output if the build fails.
     """
     command = ['make', '-C', str(HARDWARE_DIR), *(targets or ('all',))]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    # Two processes building at once (the test suite's two workers, a demo beside a test run)
+    # would write the same objects: one builds, the other then finds everything current.
+    with open(BUILD_DIR / '.build.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise HarnessError(f'{" ".join(command)} failed:\n{result.stdout}\n{result.stderr}')
 
