@@ -31,9 +31,9 @@ TELEMETRY_BLOCK_MAX = 24
 BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them
 
 # How long after its request's last byte a status may still come, beyond its own line time
-# (which the deadline adds): the servo answers after its Return Delay Time (STS3215: 0 as
-# shipped, Feetech's register 7 in 2 us units; Dynamixel X: the factory 250 = 500 us,
-# control_tables.py), and a USB adapter hands the bytes to the host when its latency timer
+# (which the deadline adds): the servo answers after its Return Delay Time (the factory 250
+# = 500 us on the STS3215 and the Dynamixel X, control_tables.py; LeRobot's setup writes 0,
+# 2 us), and a USB adapter hands the bytes to the host when its latency timer
 # runs out (16 ms as FTDI and CH340 adapters ship, 1 ms where an owner lowered it) or on the
 # next 1 ms USB frame. Both makers' SDKs (dynamixel_sdk, scservo_sdk) wait two latency
 # timers and 2 ms more: 34 ms. A servo that does not answer costs that much of the line per
