@@ -22,6 +22,7 @@ from typing import Optional
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS, DEFAULT_TELEMETRY_HZ
 from fabrik_ros.servo_io.bus_reports import BusPositions, Notice, ServoCondition
 from fabrik_ros.servo_io.bus_scheduler import BusScheduler
+from fabrik_ros.servo_io.connected_link import ConnectedLink
 from fabrik_ros.servo_io.connection import Connection
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.errors import LinkTimeout
@@ -44,8 +45,10 @@ _LIKELY = ("a baud rate other than the servos' (they ship at 1,000,000 for these
            'adapter')
 
 
-class BusLink:
+class BusLink(ConnectedLink):
     """Drive the servos on one bus from a background thread.
+
+    Closing it (:meth:`close`, or leaving ``with``) leaves the servos' torque as it is.
 
     >>> link = BusLink('/dev/ttyACM0', protocol=Protocol.FEETECH, ids=[1, 2, 3])  # doctest: +SKIP
     >>> with link:                                                   # doctest: +SKIP
@@ -93,25 +96,6 @@ class BusLink:
                                       clock=clock, on_state=on_state)
         self._cv = self._connection.lock
 
-    # -- life cycle -------------------------------------------------------------------------
-
-    def start(self) -> 'BusLink':
-        """Start the I/O thread; it opens the port and keeps it open until :meth:`close`."""
-        self._connection.start()
-        return self
-
-    def close(self, timeout_s: float = 2.0) -> None:
-        """Stop the I/O thread and close the port; the servos keep their torque as it is."""
-        self._connection.close(timeout_s)
-
-    def __enter__(self) -> 'BusLink':
-        """Start the link."""
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        """Close the link."""
-        self.close()
-
     # -- commands (any thread, never block) ---------------------------------------------------
 
     def set_goals(self, counts_by_id: Mapping[int, int], move_s: float = 0.0) -> None:
@@ -154,11 +138,6 @@ class BusLink:
     # -- observation -------------------------------------------------------------------------
 
     @property
-    def state(self) -> LinkState:
-        """Return the current :class:`LinkState`."""
-        return self._connection.state
-
-    @property
     def board(self) -> Optional[str]:
         """Return what answered, true at any moment of the connection; None before any did.
 
@@ -184,11 +163,6 @@ class BusLink:
             ids = ' '.join(map(str, silent))
             named = f'{named} (silent: id{"s" if len(silent) > 1 else ""} {ids})'.lstrip()
         return named or None
-
-    @property
-    def last_error(self) -> Optional[BaseException]:
-        """Return the error that caused the last disconnect, if any."""
-        return self._connection.last_error
 
     def positions(self) -> Optional[BusPositions]:
         """Return the latest sync read's present positions [counts], None before the first."""

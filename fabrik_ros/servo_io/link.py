@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import time
 from typing import Optional, Union
 
+from fabrik_ros.servo_io.connected_link import ConnectedLink
 from fabrik_ros.servo_io.connection import Connection
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.device_bytes import shown
@@ -51,8 +52,10 @@ DEFAULT_OPTIONS = LinkOptions()
 _QUIET_S = 0.1
 
 
-class ServoLink:
+class ServoLink(ConnectedLink):
     """Drive one servo board over a serial port from a background thread.
+
+    Closing it (:meth:`close`, or leaving ``with``) leaves the board to its watchdog.
 
     >>> link = ServoLink('/dev/serial/by-id/usb-Arduino_Uno-if00')   # doctest: +SKIP
     >>> with link:                                                     # doctest: +SKIP
@@ -94,25 +97,6 @@ class ServoLink:
         self._frame = self._scheduler.frame
         self._enable = self._scheduler.enable
         self._watchdog = self._scheduler.watchdog
-
-    # -- life cycle -------------------------------------------------------------------------
-
-    def start(self) -> 'ServoLink':
-        """Start the I/O thread; it opens the port and keeps it open until :meth:`close`."""
-        self._connection.start()
-        return self
-
-    def close(self, timeout_s: float = 2.0) -> None:
-        """Stop the I/O thread and close the port (the board's watchdog takes over)."""
-        self._connection.close(timeout_s)
-
-    def __enter__(self) -> 'ServoLink':
-        """Start the link."""
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        """Close the link."""
-        self.close()
 
     # -- commands (any thread, never block) ---------------------------------------------------
 
@@ -252,19 +236,9 @@ class ServoLink:
         return self._dialect.capabilities
 
     @property
-    def state(self) -> LinkState:
-        """Return the current :class:`LinkState`."""
-        return self._connection.state
-
-    @property
     def board(self) -> Optional[BoardInfo]:
         """Return what the board reported at the last handshake (or READY)."""
         return self._board_traffic.board
-
-    @property
-    def last_error(self) -> Optional[BaseException]:
-        """Return the error that caused the last disconnect, if any."""
-        return self._connection.last_error
 
     def positions(self) -> Optional[Positions]:
         """Return the latest pulses the board reported, or None before the first report."""
