@@ -9,12 +9,12 @@ is detach; positions come back as the servos report them. What the servos say of
 judged against the limits below.
 """
 
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 import time
 from typing import Optional, Union
 
+from fabrik_ros.driver.link_output import LinkOutput
 from fabrik_ros.driver.servo_output import (
     HealthLevel,
     servo_addresses,
@@ -29,7 +29,7 @@ from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
 from fabrik_ros.servo_io.bus_reports import ServoCondition
 from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
+from fabrik_ros.servo_io.link_options import LinkOptions, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
 
@@ -66,7 +66,7 @@ def bus_options(baud: int = 0, poll_hz: Optional[float] = None) -> LinkOptions:
                    poll_hz=BUS_OPTIONS.poll_hz if poll_hz is None else poll_hz)
 
 
-class BusOutput:
+class BusOutput(LinkOutput[BusLink]):
     """Drive the arm's bus servos through a :class:`BusLink`, addressed by their ids.
 
     ``link`` is public for what only a bus has (limit registers, homing offsets).
@@ -88,6 +88,7 @@ class BusOutput:
                  warn: Callable[[str], object] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic,
                  serial_factory: SerialFactory = open_serial) -> None:
+        super().__init__(clock)
         joints, aux = arm.servo_map.count_servos()
         servos: tuple[Union[CountCalibration, CountAuxServo], ...] = (*joints, *aux)
         self._names = servo_names(arm.servo_map)
@@ -96,10 +97,6 @@ class BusOutput:
         self._top = {servo.channel: servo.counts_per_turn - 1 for servo in servos}
         self._warn = warn
         self._poll_hz = options.poll_hz
-        self._clock = clock
-        # State changes, appended by the link's I/O thread, taken by the driver's tick.
-        self._events: deque[LinkState] = deque()
-        self._connected_at = 0.0
         self._register_cut: set[int] = set()       # servos already warned of a limit register
         self._peak_voltage: dict[int, float] = {}
         homing = {servo.channel: servo.homing_offset for servo in servos
@@ -108,29 +105,9 @@ class BusOutput:
                             homing_offsets=homing, serial_factory=serial_factory, clock=clock,
                             on_state=self._on_state)
 
-    def _on_state(self, state: LinkState) -> None:
-        if state is LinkState.READY:
-            self._connected_at = self._clock()
-        self._events.append(state)
-
     def servo_name(self, servo_id: int) -> str:
         """Return ``'servo wrist_roll (id 5)'``: how messages name a servo."""
         return f'servo {self._joint_of.get(servo_id, "?")} (id {servo_id})'
-
-    @property
-    def protocol(self) -> Protocol:
-        """Return the bus protocol."""
-        return self.link.protocol
-
-    @property
-    def path(self) -> str:
-        """Return the bus adapter's serial port."""
-        return self.link.path
-
-    @property
-    def state(self) -> LinkState:
-        """Return the link's state."""
-        return self.link.state
 
     @property
     def board_name(self) -> str:
@@ -140,22 +117,6 @@ class BusOutput:
         (ids 1 2 3 4 5 6)'); once all are admitted or silent, their models ('STS3215 x6').
         """
         return self.link.board or ''
-
-    @property
-    def last_error(self) -> Optional[BaseException]:
-        """Return why the link last went down."""
-        return self.link.last_error
-
-    def start(self) -> None:
-        """Start the link's thread."""
-        self.link.start()
-
-    def take_events(self) -> list[LinkState]:
-        """Return the link's state changes since the last call, oldest first."""
-        events = []
-        while self._events:
-            events.append(self._events.popleft())
-        return events
 
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Send every servo to its count [servo order], clamped into its limit registers.

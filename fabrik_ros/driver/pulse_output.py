@@ -1,11 +1,11 @@
 """The servos of a PWM board (native, ssc32, maestro) as a :class:`ServoOutput`, in µs."""
 
-from collections import deque
 from collections.abc import Callable, Sequence
 import time
 from typing import Optional
 
 from fabrik_ros.driver.board_layout import BoardLayout
+from fabrik_ros.driver.link_output import LinkOutput
 from fabrik_ros.driver.servo_output import (
     servo_addresses,
     ServoHealth,
@@ -15,14 +15,14 @@ from fabrik_ros.driver.servo_output import (
 from fabrik_ros.kinematics import Arm
 from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link import ServoLink
-from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
+from fabrik_ros.servo_io.link_options import LinkOptions, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
 
 _REPORT_PERIODS = 3.0       # a report older than this many poll periods is no longer current
 
 
-class PulseOutput:
+class PulseOutput(LinkOutput[ServoLink]):
     """Drive the arm's servos through a :class:`ServoLink` on the channels of a layout.
 
     ``link`` and ``layout`` are public for what only a PWM board has (its watchdog, its pulse
@@ -39,59 +39,20 @@ class PulseOutput:
     def __init__(self, path: str, arm: Arm, *, protocol: Protocol,
                  options: LinkOptions, clock: Callable[[], float] = time.monotonic,
                  serial_factory: SerialFactory = open_serial) -> None:
+        super().__init__(clock)
         self.layout = BoardLayout.of(arm)
         self._addresses = servo_addresses(arm.servo_map)
         self._poll_hz = options.poll_hz
-        self._clock = clock
-        # State changes, appended by the link's I/O thread, taken by the driver's tick.
-        self._events: deque[LinkState] = deque()
-        self._connected_at = 0.0
         self.link = ServoLink(path, protocol=protocol, channels=self.layout.channels,
                               options=options, serial_factory=serial_factory, clock=clock,
                               on_state=self._on_state)
         self.link.set_limits(self.layout.limits_us)
-
-    def _on_state(self, state: LinkState) -> None:
-        if state is LinkState.READY:
-            self._connected_at = self._clock()
-        self._events.append(state)
-
-    @property
-    def protocol(self) -> Protocol:
-        """Return the board's protocol."""
-        return self.link.protocol
-
-    @property
-    def path(self) -> str:
-        """Return the board's serial port."""
-        return self.link.path
-
-    @property
-    def state(self) -> LinkState:
-        """Return the link's state."""
-        return self.link.state
 
     @property
     def board_name(self) -> str:
         """Return the firmware the board announced, '' before it did."""
         board = self.link.board
         return board.firmware if board is not None else ''
-
-    @property
-    def last_error(self) -> Optional[BaseException]:
-        """Return why the link last went down."""
-        return self.link.last_error
-
-    def start(self) -> None:
-        """Start the link's thread."""
-        self.link.start()
-
-    def take_events(self) -> list[LinkState]:
-        """Return the link's state changes since the last call, oldest first."""
-        events = []
-        while self._events:
-            events.append(self._events.popleft())
-        return events
 
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Set every servo's pulse [µs, servo order], whole µs within its channel's limits."""
