@@ -28,7 +28,6 @@ from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, C
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
 from fabrik_ros.servo_io.bus_reports import ServoCondition
-from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkOptions, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
@@ -162,16 +161,6 @@ class BusOutput(LinkOutput[BusLink]):
         units = tuple(None if positions.counts.get(i) is None else float(positions.counts[i])
                       for i in self._ids)
         return ServoReport(units, 1.0, positions.stamp_s)
-
-    def synced(self) -> bool:
-        """Return True once the goals and torque set so far went out (or cannot)."""
-        try:
-            self.link.sync(0.0)
-        except LinkTimeout:
-            return False
-        except LinkError:
-            return True
-        return True
 
     def release(self, *, detach: bool) -> None:
         """Turn the torque off (``detach``), else leave it on: the servos hold where they are."""

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Generic, Optional, TypeVar
 
 from fabrik_ros.servo_io.connected_link import ConnectedLink
+from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkState
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 
@@ -69,3 +70,17 @@ class LinkOutput(Generic[_Link]):
         while self._events:
             events.append(self._events.popleft())
         return events
+
+    def synced(self) -> bool:
+        """Return True once the device took or refused all that was set (waiting is over).
+
+        Taken: acknowledged (native), written (the other boards), or gone out to the servos
+        (a bus). Refused: answered NACK, which waiting longer would not change.
+        """
+        try:
+            self.link.sync(0.0)
+        except LinkTimeout:
+            return False
+        except LinkError:
+            return True
+        return True

@@ -13,7 +13,6 @@ from fabrik_ros.driver.servo_output import (
     ServoUnit,
 )
 from fabrik_ros.kinematics import Arm
-from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link import ServoLink
 from fabrik_ros.servo_io.link_options import LinkOptions, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
@@ -76,20 +75,6 @@ class PulseOutput(LinkOutput[ServoLink]):
             return None
         units = tuple(_as_float(positions.pulses_us[c]) for c in self._addresses)
         return ServoReport(units, positions.resolution_us, positions.stamp_s)
-
-    def synced(self) -> bool:
-        """Return True once the board took or refused all that was set (waiting is over).
-
-        Taken: acknowledged (native) or written (the others). Refused: answered NACK, which
-        waiting longer would not change.
-        """
-        try:
-            self.link.sync(0.0)
-        except LinkTimeout:
-            return False
-        except LinkError:
-            return True
-        return True
 
     def release(self, *, detach: bool) -> None:
         """Stop the pulses (``detach``), else switch the board's watchdog off so it holds."""

@@ -5,6 +5,7 @@ commands and reports; starting, closing and the link's state are the connection'
 for both, and live here once.
 """
 
+import abc
 from typing import Optional, TypeVar
 
 from fabrik_ros.servo_io.connection import Connection
@@ -14,7 +15,7 @@ from fabrik_ros.servo_io.protocols.dialect import Protocol
 _Link = TypeVar('_Link', bound='ConnectedLink')
 
 
-class ConnectedLink:
+class ConnectedLink(abc.ABC):
     """A link whose port, I/O thread and reconnection are one :class:`Connection`.
 
     A subclass sets :attr:`path`, :attr:`protocol` and ``_connection`` in its ``__init__``
@@ -53,3 +54,11 @@ class ConnectedLink:
     def last_error(self) -> Optional[BaseException]:
         """Return the error that caused the last disconnect, if any."""
         return self._connection.last_error
+
+    @abc.abstractmethod
+    def sync(self, timeout_s: float) -> None:
+        """Wait until the device took everything set so far.
+
+        :raises LinkTimeout: if it has not within ``timeout_s``
+        :raises LinkError: if it refused something, or the link is down
+        """
