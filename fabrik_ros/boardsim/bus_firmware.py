@@ -180,7 +180,7 @@ class BusFirmware(SimFirmware):
         (address,), data = split
         servos = self._listening(packet.id)
         for servo in servos:
-            servo.write(address, data, now_s)
+            self._store(servo, address, data, now_s)
         if packet.id == self.codec.BROADCAST_ID:
             return b''
         return b''.join(self._answer(servo, b'') for servo in servos)
@@ -194,8 +194,12 @@ class BusFirmware(SimFirmware):
             return b''
         for start in range(0, len(body), size + 1):
             for servo in self._listening(body[start]):
-                servo.write(address, body[start + 1:start + 1 + size], now_s)
+                self._store(servo, address, body[start + 1:start + 1 + size], now_s)
         return b''
+
+    def _store(self, servo: BusServo, address: int, data: bytes, now_s: float) -> None:
+        """Take a written value into the servo's registers (a maker may refuse some)."""
+        servo.write(address, data, now_s)
 
     def _sync_read(self, packet: InstructionPacket, now_s: float) -> bytes:
         split = self._fields(packet.params, 2)

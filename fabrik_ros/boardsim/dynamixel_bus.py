@@ -124,19 +124,10 @@ class DynamixelBusFirmware(BusFirmware):
                 answers += self._status(servo, refusal)
         return bytes(answers)
 
-    def _sync_write(self, packet: InstructionPacket, now_s: float) -> bytes:
-        split = self._fields(packet.params, 2)
-        if split is None or packet.id != self.codec.BROADCAST_ID:
-            return b''
-        (address, size), body = split
-        if size == 0 or len(body) % (size + 1):
-            return b''
-        for start in range(0, len(body), size + 1):
-            data = body[start + 1:start + 1 + size]
-            for servo in self._listening(body[start]):
-                if self._refusal(servo, address, data) is ErrorNumber.NONE:
-                    self._apply(servo, address, data, now_s)
-        return b''
+    def _store(self, servo: BusServo, address: int, data: bytes, now_s: float) -> None:
+        """Apply a sync write's value unless the servo refuses it (it answers nothing)."""
+        if self._refusal(servo, address, data) is ErrorNumber.NONE:
+            self._apply(servo, address, data, now_s)
 
     def _reboot(self, packet: InstructionPacket, now_s: float) -> bytes:
         """Restart the servo: RAM from power-up (torque off), hardware errors cleared."""
