@@ -1,7 +1,6 @@
 """BusOutput: an SO-101's bus servos as the driver core sees them, against the simulated buses."""
 
 from dataclasses import replace
-import threading
 import time
 
 import pytest
@@ -18,25 +17,16 @@ from fabrik_ros.driver.bus_output import (
 )
 from fabrik_ros.driver.servo_output import HealthLevel
 from fabrik_ros.kinematics import ArmConfigError, load_arm
-from fabrik_ros.servo_io import BusPositions, Deadline, Protocol
+from fabrik_ros.servo_io import BusPositions, Protocol
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
 from test.nodes.conftest import REPO_ROOT
+from test.polling import poll
 
 SO101 = REPO_ROOT / 'config' / 'so101.yaml'
 ARM = load_arm(SO101)
 # A reply timeout far above a pty's latency on a busy machine.
 OPTIONS = replace(bus_options(), reply_timeout_s=0.1, handshake_timeout_s=0.5)
 BUSES = pytest.mark.parametrize('protocol', BUS_PROTOCOLS, ids=lambda p: p.value)
-
-
-def _poll(condition, timeout_s=3.0):
-    deadline = Deadline(timeout_s)
-    tick = threading.Event()
-    while not condition():
-        if deadline.expired():
-            return False
-        tick.wait(0.005)
-    return True
 
 
 @pytest.fixture
@@ -99,7 +89,7 @@ def test_a_limit_register_clamps_the_goal_with_one_warning_naming_joint_and_id(
     goal[4] = 3990.0                           # wrist_roll, within its joint range
     output.send(goal, 0.0)
     output.send(goal, 0.0)
-    assert _poll(lambda: _present(board, 5) == 3953)
+    assert poll(lambda: _present(board, 5) == 3953)
     assert warnings == ['servo wrist_roll (id 5): goal 3990 beyond its max position limit '
                         'register 3953, clamped (said once per servo)']
 
@@ -115,13 +105,13 @@ def test_reports_come_in_servo_order_and_a_silent_servo_reports_none(sim_bus, bu
     with board.firmware.lock:
         board.firmware.move_by_hand(6, 1000, time.monotonic())   # the gripper, last
         board.firmware.move_by_hand(1, 3000, time.monotonic())   # shoulder_pan, first
-    assert _poll(lambda: (report := output.report(time.monotonic())) is not None
-                 and report.units == (3000.0, 2048.0, 2048.0, 2048.0, 2048.0, 1000.0))
+    assert poll(lambda: (report := output.report(time.monotonic())) is not None
+                and report.units == (3000.0, 2048.0, 2048.0, 2048.0, 2048.0, 1000.0))
     with board.firmware.lock:
         _servo(board, 3).silent = True
-    assert _poll(lambda: (report := output.report(time.monotonic())) is not None
-                 and report.units[2] is None and report.units[0] == 3000.0)
-    assert _poll(lambda: output.health()[2].level is HealthLevel.ERROR)
+    assert poll(lambda: (report := output.report(time.monotonic())) is not None
+                and report.units[2] is None and report.units[0] == 3000.0)
+    assert poll(lambda: output.health()[2].level is HealthLevel.ERROR)
     silent = output.health()[2]
     assert silent.name == 'servo elbow_flex (id 3)' and 'does not answer' in silent.message
     assert any(w.startswith('servo elbow_flex (id 3): stopped answering') for w in warnings)
@@ -147,7 +137,7 @@ def test_health_judges_temperature_load_and_error_bits_against_the_limits(
 
     expected = [HealthLevel.WARN, HealthLevel.ERROR, HealthLevel.OK, HealthLevel.WARN,
                 HealthLevel.OK, HealthLevel.ERROR]
-    assert _poll(lambda: levels() == expected, 5.0), levels()
+    assert poll(lambda: levels() == expected, 5.0), levels()
     health = output.health()
     assert health[0].message == f'temperature {TEMPERATURE_WARN_C + 1:.0f} C at or above ' \
                                 f'the warning limit {TEMPERATURE_WARN_C:g} C'
@@ -170,8 +160,8 @@ def test_detach_goes_limp_with_feedback_and_attach_holds_where_the_hand_left_it(
     assert board.firmware.torques() == [False] * 6
     with board.firmware.lock:
         board.firmware.move_by_hand(2, 2600, time.monotonic())
-    assert _poll(lambda: (report := output.report(time.monotonic())) is not None
-                 and report.units[1] == 2600.0)
+    assert poll(lambda: (report := output.report(time.monotonic())) is not None
+                and report.units[1] == 2600.0)
     output.attach(True)
     output.sync(2.0)
     assert board.firmware.torques() == [True] * 6 and _present(board, 2) == 2600

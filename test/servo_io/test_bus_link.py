@@ -2,32 +2,21 @@
 
 from dataclasses import replace
 import re
-import threading
 import time
 
 import pytest
 
-from fabrik_ros.servo_io import Deadline, LinkState, LinkTimeout, Protocol
+from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
+from test.polling import poll
 
 IDS = (1, 2, 3, 4, 5, 6)
 # A reply timeout far above a pty's latency on a busy machine; short back-off for the replug.
 FAST = replace(BUS_OPTIONS, reply_timeout_s=0.1, handshake_timeout_s=0.5, backoff_min_s=0.02,
                backoff_max_s=0.1, path_check_s=0.05)
 BUSES = pytest.mark.parametrize('protocol', BUS_PROTOCOLS, ids=lambda p: p.value)
-
-
-def _poll(condition, timeout_s=3.0):
-    """Return True as soon as ``condition()`` holds, False once ``timeout_s`` has passed."""
-    deadline = Deadline(timeout_s)
-    tick = threading.Event()
-    while not condition():
-        if deadline.expired():
-            return False
-        tick.wait(0.005)
-    return True
 
 
 @pytest.fixture
@@ -81,7 +70,7 @@ def test_start_reads_where_the_servos_stand_and_moves_none_of_them(sim_board, bu
     link = bus_link(board)
     link.set_goals({servo_id: 2048 for servo_id in IDS})   # before anything was read: dropped
     assert link.wait_ready(3.0) == IDS
-    assert _poll(lambda: link.positions() is not None and len(link.positions().counts) == 6)
+    assert poll(lambda: link.positions() is not None and len(link.positions().counts) == 6)
     assert dict(link.positions().counts) == dict(zip(IDS, (300, 900, 1500, 2100, 2700, 3300),
                                                      strict=True))
     link.torque(True)
@@ -89,8 +78,8 @@ def test_start_reads_where_the_servos_stand_and_moves_none_of_them(sim_board, bu
     assert [_present(board, i) for i in IDS] == [300, 900, 1500, 2100, 2700, 3300]
     assert board.firmware.torques() == [True] * 6
     link.set_goals({1: 400}, move_s=0.0)
-    assert _poll(lambda: _present(board, 1) == 400)
-    assert _poll(lambda: _counts(link, 1) == 400)
+    assert poll(lambda: _present(board, 1) == 400)
+    assert poll(lambda: _counts(link, 1) == 400)
     assert link.board == ('STS3215 x6' if protocol is Protocol.FEETECH else 'XL430-W250 x6')
 
 
@@ -121,13 +110,13 @@ def test_limp_move_by_hand_and_attach_again_without_a_jump(sim_board, bus_link, 
     assert board.firmware.torques() == [False] * 6
     with board.firmware.lock:
         board.firmware.move_by_hand(3, 3500, _now(board))
-    assert _poll(lambda: _counts(link, 3) == 3500), 'a limp arm still reports its positions'
+    assert poll(lambda: _counts(link, 3) == 3500), 'a limp arm still reports its positions'
     link.torque(True)
     link.sync(2.0)
     assert board.firmware.torques() == [True] * 6
     assert _present(board, 3) == 3500, 're-attached where the hand left it'
     link.set_goals({3: 3400})
-    assert _poll(lambda: _present(board, 3) == 3400)
+    assert poll(lambda: _present(board, 3) == 3400)
 
 
 @pytest.mark.timeout(20)
@@ -140,8 +129,8 @@ def test_error_bits_and_readings_reach_the_health(sim_board, bus_link, protocol)
         servo = board.firmware.servo(4)
         servo.error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
         servo.temperature_c = 58.0
-    assert _poll(lambda: 'overload' in link.health()[4].error_words
-                 and link.health()[4].temperature_c == 58.0)
+    assert poll(lambda: 'overload' in link.health()[4].error_words
+                and link.health()[4].temperature_c == 58.0)
     assert link.health()[2].error_words == ()
 
 
@@ -156,14 +145,14 @@ def test_a_silent_servo_is_named_and_the_others_keep_going(sim_board, bus_link, 
     link.take_notices()
     with board.firmware.lock:
         board.firmware.servo(2).silent = True
-    assert _poll(lambda: link.health()[2].silent_since_s is not None)
+    assert poll(lambda: link.health()[2].silent_since_s is not None)
     assert link.admitted() == (1, 3, 4, 5, 6)
     link.set_goals({1: 1000, 6: 3000})
-    assert _poll(lambda: _counts(link, 1) == 1000 and _counts(link, 6) == 3000)
+    assert poll(lambda: _counts(link, 1) == 1000 and _counts(link, 6) == 3000)
     assert any('servo id 2: stopped answering' in str(notice) for notice in link.take_notices())
     with board.firmware.lock:
         board.firmware.servo(2).silent = False
-    assert _poll(lambda: link.admitted() == IDS)
+    assert poll(lambda: link.admitted() == IDS)
     assert link.health()[2].silent_since_s is None
 
 
@@ -177,11 +166,11 @@ def test_corrupted_bytes_are_skipped_and_the_goals_still_arrive(sim_board, bus_l
     link.sync(5.0)
     link.set_goals({servo_id: 1000 + 300 * servo_id for servo_id in IDS})
     expected = [1000 + 300 * servo_id for servo_id in IDS]
-    assert _poll(lambda: [_present(board, i) for i in IDS] == expected, 10.0)
-    assert _poll(lambda: link.codec_counts()['bad checksums']
-                 + link.codec_counts()['garbage bytes'] > 0, 10.0)
-    assert _poll(lambda: link.positions() is not None
-                 and [link.positions().counts.get(i) for i in IDS] == expected, 5.0)
+    assert poll(lambda: [_present(board, i) for i in IDS] == expected, 10.0)
+    assert poll(lambda: link.codec_counts()['bad checksums']
+                + link.codec_counts()['garbage bytes'] > 0, 10.0)
+    assert poll(lambda: link.positions() is not None
+                and [link.positions().counts.get(i) for i in IDS] == expected, 5.0)
 
 
 @pytest.mark.timeout(20)
@@ -192,19 +181,19 @@ def test_unplug_and_replug_reconnect_and_read_before_any_goal(sim_board, bus_lin
     link.wait_ready(3.0)
     link.torque(True)
     link.set_goals({1: 1200})
-    assert _poll(lambda: _present(board, 1) == 1200)
+    assert poll(lambda: _present(board, 1) == 1200)
     board.unplug()
-    assert _poll(lambda: link.state is not LinkState.READY)
+    assert poll(lambda: link.state is not LinkState.READY)
     link.set_goals({1: 3000})                 # while the cable is out: stale by the replug
     with board.firmware.lock:
         board.firmware.move_by_hand(4, 2500, _now(board))
     board.replug()
-    assert _poll(lambda: link.state is LinkState.READY and link.admitted() == IDS)
+    assert poll(lambda: link.state is LinkState.READY and link.admitted() == IDS)
     assert link.stats().reconnects == 1
-    assert _poll(lambda: _counts(link, 1) == 1200)
+    assert poll(lambda: _counts(link, 1) == 1200)
     assert _present(board, 1) == 1200, 'the goal from before the replug is not written'
     link.set_goals({1: 1300})
-    assert _poll(lambda: _present(board, 1) == 1300)
+    assert poll(lambda: _present(board, 1) == 1300)
 
 
 def test_a_bus_where_nobody_answers_is_refused_with_the_likely_causes(sim_board, bus_link):
@@ -212,7 +201,7 @@ def test_a_bus_where_nobody_answers_is_refused_with_the_likely_causes(sim_board,
     link = bus_link(board, ids=(11, 12))
     with pytest.raises(LinkTimeout):
         link.wait_ready(1.0)
-    assert _poll(lambda: link.last_error is not None)
+    assert poll(lambda: link.last_error is not None)
     message = str(link.last_error)
     assert 'no feetech servo answered a ping (ids [11, 12], 1000000 baud)' in message
     assert 'likely' in message and 'servo supply off' in message
@@ -248,5 +237,5 @@ def test_the_servos_named_at_ready_are_all_that_answered_not_the_admitted_so_far
         assert re.fullmatch(r'\S+ x6', link.board), link.board
         with board.firmware.lock:
             board.firmware.servo(4).silent = True
-        assert _poll(lambda: link.health()[4].silent_since_s is not None)
+        assert poll(lambda: link.health()[4].silent_since_s is not None)
         assert re.fullmatch(r'\S+ x5 \(silent: id 4\)', link.board), link.board

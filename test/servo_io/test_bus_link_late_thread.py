@@ -9,7 +9,6 @@ answer to a sync read arrives in two packets, and the test's clock jumps past th
 timeout right after the link reads the first, as a preempted thread sees it.
 """
 
-from collections.abc import Callable
 import threading
 import time
 
@@ -17,10 +16,11 @@ import pytest
 
 from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
 from fabrik_ros.boardsim.servo_model import ServoModel
-from fabrik_ros.servo_io import Deadline, Protocol
+from fabrik_ros.servo_io import Protocol
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
 from fabrik_ros.servo_io.protocols.bus_codec import Instruction
+from test.polling import poll
 
 IDS = (1, 2, 3, 4, 5, 6)
 FIRST_PACKET = 16           # bytes of the first packet of an answer: two Feetech statuses
@@ -95,16 +95,6 @@ class _JumpingClock:
             return time.monotonic() + self._offset
 
 
-def _poll(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:
-    deadline = Deadline(timeout_s)
-    tick = threading.Event()
-    while not condition():
-        if deadline.expired():
-            return False
-        tick.wait(0.005)
-    return True
-
-
 @pytest.mark.timeout(20)
 def test_answers_waiting_in_the_port_are_taken_before_a_request_is_judged_late():
     clock = _JumpingClock()
@@ -115,7 +105,7 @@ def test_answers_waiting_in_the_port_are_taken_before_a_request_is_judged_late()
         assert link.wait_ready(5.0) == IDS
         # Ten sync reads, each read by a thread away AWAY_S after the first packet.
         first = adapter.split_answers
-        assert _poll(lambda: adapter.split_answers >= first + 10)
+        assert poll(lambda: adapter.split_answers >= first + 10, 5.0)
         notices = [str(notice) for notice in link.take_notices()]
         assert link.admitted() == IDS, notices
         assert not [n for n in notices if 'stopped answering' in n], notices

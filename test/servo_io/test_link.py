@@ -9,7 +9,6 @@ import serial
 
 from fabrik_ros.servo_io import (
     BoardRefused,
-    Deadline,
     LinkLost,
     LinkOptions,
     LinkState,
@@ -19,26 +18,16 @@ from fabrik_ros.servo_io import (
     ServoLink,
     WatchdogAction,
 )
+from test.polling import poll
 from test.servo_io.conftest import FAST
 
 ALL_PROTOCOLS = [Protocol.NATIVE, Protocol.SSC32, Protocol.MAESTRO]
 PULSES = (1000, 1200, 1400, 1600, 1800, 2000)
 
 
-def _poll(condition, timeout_s):
-    """Return True as soon as ``condition()`` holds, False once ``timeout_s`` has passed."""
-    deadline = Deadline(timeout_s)
-    tick = threading.Event()
-    while not condition():
-        if deadline.expired():
-            return False
-        tick.wait(0.01)
-    return True
-
-
 def _wait_state(link, states, timeout_s=3.0):
     """Return True once the link is in one of ``states``."""
-    return _poll(lambda: link.state in states, timeout_s)
+    return poll(lambda: link.state in states, timeout_s)
 
 
 @pytest.mark.timeout(15)
@@ -52,7 +41,7 @@ def test_pulses_enable_and_positions_round_trip(sim_board, servo_link, protocol)
     link.sync(2.0)
     assert board.wait_until(lambda b: b.pulses() == PULSES, 2.0)
     resolution = 10 if protocol is Protocol.SSC32 else 0
-    assert _poll(lambda: link.positions() is not None and all(
+    assert poll(lambda: link.positions() is not None and all(
         got is not None and abs(got - want) <= resolution
         for got, want in zip(link.positions().pulses_us, PULSES, strict=True)), 2.0)
     assert info.channels == 6 and link.state is LinkState.READY
@@ -69,8 +58,8 @@ def test_detach_stops_the_pulses_and_positions_report_none(sim_board, servo_link
     link.detach()
     link.sync(2.0)
     assert board.wait_until(lambda b: b.pulses() == (0,) * 6, 2.0)
-    assert _poll(lambda: link.positions() is not None
-                 and link.positions().pulses_us == (None,) * 6, 2.0)
+    assert poll(lambda: link.positions() is not None
+                and link.positions().pulses_us == (None,) * 6, 2.0)
 
 
 @pytest.mark.timeout(15)
@@ -318,7 +307,7 @@ def test_no_answer_times_out_the_handshake_and_wait_ready(sim_board, servo_link)
 def test_missing_path_is_reported_as_link_lost(tmp_path):
     path = str(tmp_path / 'ttyNONE')
     with ServoLink(path, options=FAST) as link:
-        assert _poll(lambda: link.last_error is not None, 2.0)
+        assert poll(lambda: link.last_error is not None, 2.0)
         assert link.state is not LinkState.READY
         assert f'{path}: no such device (unplugged?)' in str(link.last_error)
         assert isinstance(link.last_error, LinkLost)
