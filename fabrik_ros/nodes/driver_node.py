@@ -40,6 +40,7 @@ from fabrik_ros.nodes.ros_parameters import (
 )
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.nodes.wake_latency import hold_wake_latency
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -107,6 +108,7 @@ class ServoDriverNode(ConfiguredNode):
         self._arm = declare_arm(self)
         self._names = self._arm.joint_names
         self._declare_own_parameters()
+        self._wake_latency = hold_wake_latency(self)
         refuse_unknown_overrides(self)
         self._output = self._open_output()
         self._jog: Optional[ServoJog] = None
@@ -382,8 +384,12 @@ class ServoDriverNode(ConfiguredNode):
         return self._core.latest_command
 
     def shutdown(self) -> None:
-        """Leave the servos holding, detached or home, as on_shutdown says; close the port."""
+        """Leave the servos holding, detached or home, as on_shutdown says; close the port.
+
+        The wake-latency request stays until then: a move home streams its steps too.
+        """
         self._core.stop(FinalState(self._parameter('on_shutdown')), sleep=time.sleep)
+        self._wake_latency.close()
 
 
 def main(args=None) -> None:

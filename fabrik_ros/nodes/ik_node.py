@@ -55,6 +55,7 @@ from fabrik_ros.nodes.targets import (
     target_from_point,
     target_from_pose,
 )
+from fabrik_ros.nodes.wake_latency import hold_wake_latency
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -116,6 +117,7 @@ class FabrikIkNode(ConfiguredNode):
         self._arm: Arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
         self._arm_built = True
         self._declare_own_parameters()
+        self._wake_latency = hold_wake_latency(self)
         refuse_unknown_overrides(self)
         self._names = self._arm.joint_names
         self._command_sink = command_sink
@@ -448,10 +450,11 @@ class FabrikIkNode(ConfiguredNode):
         return self._interactive is not None
 
     def shutdown(self) -> None:
-        """Stop the path worker and the interactive marker before the node goes away."""
+        """Stop the path worker and the interactive marker, let the CPUs idle as they will."""
         self._paths.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
+        self._wake_latency.close()
 
 
 def _approach_missed(result: IkResult) -> bool:
