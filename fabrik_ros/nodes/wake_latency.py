@@ -21,7 +21,7 @@ def hold_wake_latency(node: Node) -> WakeLatencyRequest:
         node, 'cpu_wake_latency_us', 0,
         'While the node runs, ask the kernel to keep every idle CPU within this wake-up '
         'latency [µs] (PM QoS, /dev/cpu_dma_latency): 0 keeps them polling instead of '
-        'sleeping, so targets streamed at 20-50 Hz reach the servos as fast as at 500 Hz; '
+        'sleeping, so targets streamed at 20-50 Hz are not slowed by waking cores; '
         f'costs power while held. {NOT_ASKED}: ask nothing',
         ints=(NOT_ASKED, MAX_LATENCY_US))
     request = WakeLatencyRequest(latency_us)
