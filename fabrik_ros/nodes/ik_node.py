@@ -34,11 +34,7 @@ from fabrik_ros.nodes.interactive_target import (
     target_from_feedback,
     Vector,
 )
-from fabrik_ros.nodes.joint_states import (
-    joint_state_msg,
-    JointCommandError,
-    positions_by_name,
-)
+from fabrik_ros.nodes.joint_states import JointCommandError, positions_by_name
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.path_follower import PathFollower
 from fabrik_ros.nodes.path_intake import PathIntake, PathRequest
@@ -48,6 +44,7 @@ from fabrik_ros.nodes.ros_parameters import (
     refuse_unknown_overrides,
     with_solver_changes,
 )
+from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     cause_of,
@@ -132,6 +129,7 @@ class FabrikIkNode(ConfiguredNode):
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
+        self._command_bytes = SerializedJointStates(self._names)
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -315,24 +313,27 @@ class FabrikIkNode(ConfiguredNode):
         return self._joint_states or self._last_command
 
     def _solve(self, position_m, approach, source: str) -> IkResult:
-        """Solve, publish the command and note the markers to draw.
+        """Solve, publish the command, then keep the figures and note the markers to draw.
+
+        The command goes out first: what follows is bookkeeping the servos need not wait for.
 
         :raises TargetError: if the solver refuses the target (nothing is published)
         """
         seed = self._seed()
         started = time.perf_counter()
         result = self._arm.ik(position_m, seed, approach=approach)
-        self._stats.record(reached=result.reached, error_m=result.residual_m,
-                           solve_s=time.perf_counter() - started)
-        self._last_approach_error_rad = result.approach_error_rad
-        if not result.reached or _approach_missed(result):
-            self._warn_unreached(source, position_m, approach, result)
-        self._last_command = tuple(float(a) for a in result.angles_rad)
+        solve_s = time.perf_counter() - started
+        command = tuple(result.angles_rad.tolist())
+        self._last_command = command
         self._last_command_s = time.monotonic()
         if self._command_sink is not None:
-            self._command_sink(self._last_command)
-        stamp = self.get_clock().now().to_msg()
-        self._commands.publish(joint_state_msg(self._names, self._last_command, stamp))
+            self._command_sink(command)
+        self._commands.publish(self._command_bytes.serialize(
+            command, self.get_clock().now().nanoseconds))
+        self._stats.record(reached=result.reached, error_m=result.residual_m, solve_s=solve_s)
+        self._last_approach_error_rad = result.approach_error_rad
+        if not result.reached or _approach_missed(result):
+            self._warn_unreached(source, position_m, approach, result, seed)
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
         action = self._marker_pacer.after_target(time.monotonic())
         if action is Action.NOW:
@@ -343,7 +344,8 @@ class FabrikIkNode(ConfiguredNode):
             self._marker_timer.reset()
         return result
 
-    def _warn_unreached(self, source: str, position_m, approach, result: IkResult) -> None:
+    def _warn_unreached(self, source: str, position_m, approach, result: IkResult,
+                        seed: Optional[tuple[float, ...]]) -> None:
         """Say which part of the target is not met: the position, or the approach, and how far.
 
         For a pose target the line gives the angle between the asked approach and the tool's
@@ -359,7 +361,7 @@ class FabrikIkNode(ConfiguredNode):
             off = (f'with the tool {math.degrees(miss.error_rad):.1f} deg from'
                    if _approach_missed(result) else 'along')
             why = self._why_missed(miss, result) if _approach_missed(result) else ''
-            if result.reached or self._arm.ik(position_m, self._seed()).reached:
+            if result.reached or self._arm.ik(position_m, seed).reached:
                 cause = 'approach out of reach'
                 where = '' if result.reached else f', {away} from the target'
                 what = (f'is reachable, but not along the approach {_fmt(approach)}: moving '

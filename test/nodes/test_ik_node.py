@@ -364,6 +364,20 @@ def test_a_command_sink_gets_each_joint_command_as_published(ros, arm_args):
     assert handed == [tuple(commands[0].position)]
 
 
+def test_each_joint_command_carries_its_own_target_and_a_fresh_stamp(ros, arm_args):
+    rig = Rig(ros, arm_args, sim_arm=False)
+    targets = [REACHABLE, (0.12, -0.06, 0.1), (0.17, 0.0, 0.06)]
+    for count, target in enumerate(targets, start=1):
+        rig.publish('target_point', PointStamped, _point(target))
+        rig.wait_for_commands(count)
+    stamps = [Time.from_msg(c.header.stamp).nanoseconds for c in rig.commands]
+    assert stamps == sorted(set(stamps)) and stamps[0] > 0, 'a new stamp on every command'
+    for command, target in zip(rig.commands, targets, strict=True):
+        assert list(command.name) == list(ARM.joint_names)
+        assert np.linalg.norm(_tip(command.position) - target) < TOOL_MM
+        assert command.header.frame_id == '' and not command.velocity and not command.effort
+
+
 def _line_path(poses: int) -> Path:
     """Return a target_path of ``poses`` poses along a 6 cm line in front of the arm."""
     return _path([(0.13, -0.03 + 0.06 * i / (poses - 1), 0.08) for i in range(poses)])
