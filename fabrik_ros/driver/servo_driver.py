@@ -41,7 +41,7 @@ from fabrik_ros.driver.servo_output import (
     ServoReport,
 )
 from fabrik_ros.driver.slew import SlewLimiter
-from fabrik_ros.kinematics import Arm
+from fabrik_ros.kinematics import Arm, ServoCommand
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.servo_io.errors import LinkError, NotABoard
 from fabrik_ros.servo_io.link_options import LinkState
@@ -241,19 +241,24 @@ class ServoDriver:
         return actions
 
     def _send(self, send: Send) -> None:
+        """Send the servos their units, then say which joints the calibration clamped."""
         command = self._arm.servo_map.to_units(send.angles_rad[:self._joint_count])
+        self._output.send(self._units(send.angles_rad, command), send.move_s)
         if command.clamped and self._throttle.allow('units clamped'):
             self._log(LogLine(LogLevel.WARN, f'servo {_UNIT_WORDS[self._output.unit]} '
                                              f'clamped for {list(command.clamped)}'))
         self.clamped = command.clamped
-        self._output.send(self._units(send.angles_rad), send.move_s)
 
-    def _units(self, positions: Angles) -> list[float]:
-        """Return the servo units of every servo's position [servo order]."""
+    def _units(self, positions: Angles, joints: Optional[ServoCommand] = None) -> list[float]:
+        """Return the servo units of every servo's position [servo order].
+
+        :param joints: the joints' units, if the caller has them already
+        """
         count = self._joint_count
-        joints = self._arm.servo_map.to_units(positions[:count]).units
+        if joints is None:
+            joints = self._arm.servo_map.to_units(positions[:count])
         aux = (axis.units(p) for axis, p in zip(self._axes, positions[count:], strict=True))
-        return [*map(float, joints), *map(float, aux)]
+        return [*joints.units.tolist(), *map(float, aux)]
 
     def _say(self, lines: Sequence[LogLine]) -> None:
         for line in lines:
