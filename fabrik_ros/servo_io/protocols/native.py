@@ -5,6 +5,7 @@ Everything here is pure: functions take numbers and return ``bytes``, and
 link (``link.py``) and the simulated boards (``fabrik_ros.boardsim``) both sit on top of it.
 """
 
+import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 import enum
@@ -103,15 +104,13 @@ class PositionReport:
 def crc16_ccitt_false(data: bytes, crc: int = 0xFFFF) -> int:
     """Return the CRC-16/CCITT-FALSE of ``data`` (poly 0x1021, init 0xFFFF, no reflection).
 
+    binascii's CRC-CCITT (as in BinHex) is this CRC when seeded with 0xFFFF, computed in C:
+    a bit loop in Python took about 10 µs per frame, on every command's way to the board.
+
     >>> hex(crc16_ccitt_false(b'123456789'))
     '0x29b1'
     """
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-            crc &= 0xFFFF
-    return crc
+    return binascii.crc_hqx(data, crc)
 
 
 def _check_byte(name: str, value: int) -> None:
