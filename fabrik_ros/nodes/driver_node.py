@@ -6,6 +6,7 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
@@ -38,6 +39,7 @@ from fabrik_ros.nodes.ros_parameters import (
     ParameterConfigError,
     refuse_unknown_overrides,
 )
+from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.wake_latency import hold_wake_latency
@@ -51,6 +53,7 @@ from fabrik_ros.servo_io.bus_line import BUS_BAUD
 
 __all__ = ['FinalState', 'ServoDriverNode', 'main']
 
+_WARN_EVERY_S = 5.0          # a kind of bad joint_commands message is said this often
 _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
 _CHOICES = {'protocol': [p.value for p in OFFERED_PROTOCOLS],
             'on_shutdown': [s.value for s in FinalState],
@@ -127,7 +130,10 @@ class ServoDriverNode(ConfiguredNode):
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._servo_positions = self.create_publisher(JointState, '~/servo_positions', 10)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
+        # joint_commands as bytes: fabrik_ik's are read without building a message
+        self._command_bytes = SerializedJointStates(self._names)
+        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10,
+                                 raw=True)
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
         self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
@@ -295,8 +301,19 @@ class ServoDriverNode(ConfiguredNode):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def _on_joint_commands(self, msg: JointState) -> None:
-        self._core.take_commands(msg.name, msg.position)
+    def _on_joint_commands(self, serialized: bytes) -> None:
+        """Take a serialized joint_commands message (see serialized_joint_states)."""
+        positions = self._command_bytes.positions_of(serialized)
+        if positions is not None:
+            self._core.take_commands(self._command_bytes.names, positions)
+        else:
+            try:
+                msg = deserialize_message(serialized, JointState)
+            except RuntimeError as error:     # bytes that are no JointState: hostile input
+                self.get_logger().warning(f'joint_commands ignored: not a sensor_msgs/JointState '
+                                          f'({error})', throttle_duration_sec=_WARN_EVERY_S)
+                return
+            self._core.take_commands(msg.name, msg.position)
         if not self._commands_by_call:
             self._after_command()
 

@@ -1,4 +1,4 @@
-"""Serialize JointStates of fixed joint names by patching bytes, for publishing as they are.
+"""Serialize and read JointStates of fixed joint names as bytes, without building messages.
 
 fabrik_ik publishes one joint command per target, and each sat on the target's way to the
 servos: building a fresh sensor_msgs/JointState and having rclpy convert it for the middleware
@@ -8,8 +8,17 @@ next, so :class:`SerializedJointStates` serializes a template once, with marker 
 those fields, finds where the markers landed, and from then on writes each command's values
 over them; the publisher takes the bytes as they are (``Publisher.publish(bytes)``). The
 bytes are the middleware's own serialization of the same message, whatever its encoding and
-byte order. Should a middleware lay the template out so that the markers cannot be found
-once each, every message is serialized in full instead: slower, never wrong.
+byte order, made canonical as a publisher puts it on the wire: rclpy's serialize_message
+leaves the alignment padding as the buffer held it and may add bytes after the message (the
+middleware's size estimate), so every byte the message does not depend on is zeroed and the
+bytes after its end are cut. Should a middleware lay the template out so that the markers
+cannot be found once each, every message is serialized in full instead: slower, never wrong.
+
+servo_driver takes joint_commands as bytes the same way: turning each into a Python message
+took about 0.05 ms in an idle process. A message that is the template byte for byte but for
+the stamp and the positions (the same names in the same order, no frame, velocities or
+efforts: what fabrik_ik publishes for the same arm) gives its positions straight from the
+bytes; any other message is deserialized in full, as before.
 """
 
 from collections.abc import Callable, Sequence
@@ -17,10 +26,11 @@ import struct
 from typing import Optional
 
 from builtin_interfaces.msg import Time
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 
 _NS_PER_S = 1_000_000_000
+_ENCAPSULATION_BYTES = 4       # the encoding's identifier and options, before the message
 # Marker values: a stamp and positions no real message has, each a distinct bit pattern.
 _MARK_SEC, _MARK_NANOSEC = 0x5A17C0DE, 0x3B9AC9F7
 _MARK_POSITION = -1.2345678901234567e-123
@@ -41,8 +51,16 @@ class SerializedJointStates:
         template = JointState(name=list(self.names),
                               position=[_MARK_POSITION * (index + 1) for index in range(count)])
         template.header.stamp = Time(sec=_MARK_SEC, nanosec=_MARK_NANOSEC)
-        self._template = bytes(serialize(template))
+        self._template = _canonical(bytes(serialize(template)), template)
         self._layout = _layout(self._template, template)
+        # The template's bytes around the stamp and the positions, which every message of
+        # this layout repeats.
+        self._fixed = (b'', b'', b'')
+        if self._layout is not None:
+            stamp, stamp_at, position, position_at = self._layout
+            self._fixed = (self._template[:stamp_at],
+                           self._template[stamp_at + stamp.size:position_at],
+                           self._template[position_at + position.size:])
 
     @property
     def patched(self) -> bool:
@@ -68,6 +86,50 @@ class SerializedJointStates:
         position.pack_into(data, position_at, *positions)
         return bytes(data)
 
+    def positions_of(self, data: bytes) -> Optional[tuple[float, ...]]:
+        """Return the positions of serialized JointState ``data`` of the template's layout.
+
+        None for any other message (other names, a frame_id, velocities, another encoding,
+        bytes cut short): the caller deserializes it in full.
+        """
+        layout = self._layout
+        if layout is None or len(data) != len(self._template):
+            return None
+        stamp, stamp_at, position, position_at = layout
+        before, between, after = self._fixed
+        if not (data.startswith(before) and data.startswith(between, stamp_at + stamp.size)
+                and data.endswith(after)):
+            return None
+        return position.unpack_from(data, position_at)
+
+
+def _canonical(data: bytes, msg: JointState) -> bytes:
+    """Return ``data`` cut at the end of ``msg``, with the padding ``msg`` leaves zeroed.
+
+    Padding: a byte whose value ``msg`` does not depend on. Only bytes off the 4-byte grid of
+    the encoding are tried: alignment padding after a string lies there, while the counts
+    and lengths start on it (zeroing one of those would make the middleware's deserializer
+    complain on stderr). ``data`` as it is if it does not deserialize to ``msg`` (another
+    serializer).
+    """
+    def same(candidate: bytes) -> bool:
+        try:
+            return bool(deserialize_message(candidate, JointState) == msg)
+        except RuntimeError:       # cut short, or not this middleware's encoding
+            return False
+
+    end = len(data)
+    while end > 0 and same(data[:end - 1]):
+        end -= 1
+    canonical = bytearray(data[:end])
+    for index in range(_ENCAPSULATION_BYTES, end):
+        value = canonical[index]
+        if value and (index - _ENCAPSULATION_BYTES) % 4:
+            canonical[index] = 0
+            if not same(bytes(canonical)):
+                canonical[index] = value
+    return bytes(canonical)
+
 
 def _layout(data: bytes,
             template: JointState) -> Optional[tuple[struct.Struct, int, struct.Struct, int]]:
@@ -82,7 +144,8 @@ def _layout(data: bytes,
         stamp_at = _only(data, stamp.pack(template.header.stamp.sec,
                                           template.header.stamp.nanosec))
         position_at = _only(data, position.pack(*template.position))
-        if stamp_at is not None and position_at is not None:
+        if (stamp_at is not None and position_at is not None
+                and stamp_at + stamp.size <= position_at):     # the header comes first
             return stamp, stamp_at, position, position_at
     return None
 

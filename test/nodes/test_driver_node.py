@@ -481,3 +481,15 @@ def test_joint_states_and_servo_positions_carry_the_gripper_and_a_misspelt_name_
     log = _wait_log(rig, capfd, "did you mean 'gripper'?", [])
     line = next(x for x in log.splitlines() if 'did you mean' in x)
     assert "names ['grip'] hold none of the joints" in line and "servos ['gripper']" in line
+
+
+def test_joint_commands_bytes_that_are_no_joint_state_are_said_and_the_next_command_moves(
+        make_rig, capfd):
+    rig = make_rig(Protocol.NATIVE)
+    rig.wait_board_targets(ARM.home, 'home')
+    rig.command(POSE_A)            # the arm's names in order: read from the bytes directly
+    rig.wait_board_targets(POSE_A, 'POSE_A')
+    rig.commands.publish(b'\x00\x01\x00\x00' + b'\xff' * 40)    # hostile: not a JointState
+    _wait_log(rig, capfd, 'joint_commands ignored: not a sensor_msgs/JointState', [])
+    rig.command(POSE_B[::-1], names=ARM.joint_names[::-1])   # another layout: deserialized
+    rig.wait_board_targets(POSE_B, 'POSE_B after the bad message')

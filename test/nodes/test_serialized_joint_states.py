@@ -1,4 +1,4 @@
-"""SerializedJointStates: the bytes rclpy would have serialized, from a patched template."""
+"""SerializedJointStates: a publisher's bytes from a patched template, and read back."""
 
 import math
 
@@ -10,15 +10,19 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.nodes.joint_states import joint_state_msg
-from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
+from fabrik_ros.nodes.serialized_joint_states import _canonical, SerializedJointStates
 
 NAMES = ('base_yaw', 'shoulder', 'elbow', 'wrist')
 
 
-def _full(names, positions, stamp_ns) -> bytes:
+def _wire(msg: JointState) -> bytes:
+    """Return ``msg`` serialized as a publisher puts it on the wire (see the wire test)."""
+    return _canonical(bytes(serialize_message(msg)), msg)
+
+
+def _message(names, positions, stamp_ns) -> JointState:
     sec, nanosec = divmod(stamp_ns, 1_000_000_000)
-    return bytes(serialize_message(joint_state_msg(names, positions,
-                                                   Time(sec=sec, nanosec=nanosec))))
+    return joint_state_msg(names, positions, Time(sec=sec, nanosec=nanosec))
 
 
 def test_the_middleware_template_is_patched_not_serialized_per_message():
@@ -29,13 +33,32 @@ def test_the_middleware_template_is_patched_not_serialized_per_message():
 @given(names=st.lists(st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1,
                               max_size=12), min_size=1, max_size=7, unique=True),
        data=st.data())
-def test_each_message_is_byte_for_byte_the_full_serialization(names, data):
+def test_each_message_deserializes_to_its_own_stamp_and_positions(names, data):
     frames = SerializedJointStates(names)
+    assert frames.patched
     finite = st.floats(allow_nan=False, allow_infinity=False)
     for _ in range(3):      # one after another: nothing of the previous message is left
         positions = data.draw(st.lists(finite, min_size=len(names), max_size=len(names)))
         stamp_ns = data.draw(st.integers(0, (2**31 - 1) * 1_000_000_000 + 999_999_999))
-        assert frames.serialize(positions, stamp_ns) == _full(names, positions, stamp_ns)
+        serialized = frames.serialize(positions, stamp_ns)
+        assert deserialize_message(serialized, JointState) == _message(names, positions,
+                                                                       stamp_ns)
+        assert frames.positions_of(serialized) == tuple(positions)
+
+
+@pytest.mark.ros
+def test_the_bytes_are_those_a_publisher_puts_on_the_wire_for_the_same_message(ros):
+    """Padding zeroed, nothing after the end: a typed message from anyone reads directly."""
+    node = ros.probe()
+    heard = []
+    node.create_subscription(JointState, 'wire', heard.append, 10, raw=True)
+    publisher = node.create_publisher(JointState, 'wire', 10)
+    ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
+                   what='the raw subscription')
+    positions, stamp_ns = [0.3, 1.2, -0.8, 0.4], 1_795_000_000_123_456_789
+    publisher.publish(_message(NAMES, positions, stamp_ns))
+    ros.spin_until(lambda: heard, timeout_s=10.0, what='the typed message')
+    assert bytes(heard[0]) == SerializedJointStates(NAMES).serialize(positions, stamp_ns)
 
 
 def test_a_message_reads_back_with_its_own_stamp_and_positions_not_the_previous_ones():
@@ -59,8 +82,10 @@ def test_a_serialization_whose_markers_cannot_be_found_is_done_in_full_each_time
     frames = SerializedJointStates(NAMES, serialize=opaque)
     assert not frames.patched
     data = frames.serialize([0.5, -0.5, 0.25, math.pi], 3_000_000_001)
-    assert data == bytes(reversed(_full(NAMES, [0.5, -0.5, 0.25, math.pi], 3_000_000_001)))
+    assert calls[-1] == _message(NAMES, [0.5, -0.5, 0.25, math.pi], 3_000_000_001)
+    assert data == bytes(reversed(serialize_message(calls[-1])))
     assert len(calls) == 2      # the template, then this message
+    assert frames.positions_of(data) is None
 
 
 @pytest.mark.parametrize('serialize', [serialize_message, lambda msg: b'opaque'],
@@ -68,3 +93,47 @@ def test_a_serialization_whose_markers_cannot_be_found_is_done_in_full_each_time
 def test_a_wrong_count_of_positions_is_refused_with_the_names(serialize):
     with pytest.raises(ValueError, match='must hold 4 values .one per name: base_yaw, '):
         SerializedJointStates(NAMES, serialize=serialize).serialize([0.1, 0.2, 0.3], 0)
+
+
+def test_positions_are_read_back_from_the_bytes_of_any_message_of_the_template_layout():
+    frames = SerializedJointStates(NAMES)
+    read = frames.positions_of(frames.serialize([0.5, float('nan'), -math.inf, 2.0], 9))
+    assert read is not None and read[0] == 0.5 and math.isnan(read[1])
+    assert read[2:] == (-math.inf, 2.0)
+    typed = JointState(name=list(NAMES), position=[0.1, 0.2, -3.0, 1e300])
+    typed.header.stamp = Time(sec=12, nanosec=34)
+    assert frames.positions_of(_wire(typed)) == (0.1, 0.2, -3.0, 1e300)
+
+
+@pytest.mark.parametrize('other', [
+    JointState(name=list(reversed(NAMES)), position=[0.1, 0.2, 0.3, 0.4]),
+    JointState(name=['base_yaw', 'shoulder', 'elbow', 'wrisT'], position=[0.1, 0.2, 0.3, 0.4]),
+    JointState(name=list(NAMES[:3]), position=[0.1, 0.2, 0.3]),
+    JointState(name=list(NAMES), position=[0.1, 0.2, 0.3, 0.4], velocity=[0.0] * 4),
+    JointState(name=list(NAMES), position=[0.1, 0.2, 0.3, 0.4], effort=[1.0] * 4),
+    JointState(name=list(NAMES), position=[0.1, 0.2, 0.3]),
+], ids=['order', 'a name', 'fewer', 'velocity', 'effort', 'lengths'])
+def test_any_other_message_is_left_to_full_deserialization(other):
+    frames = SerializedJointStates(NAMES)
+    assert frames.positions_of(_wire(other)) is None
+    assert frames.positions_of(frames.serialize([0.1, 0.2, 0.3, 0.4], 0)) is not None
+
+
+def test_a_frame_id_or_bytes_cut_short_or_added_are_not_read():
+    frames = SerializedJointStates(NAMES)
+    framed = JointState(name=list(NAMES), position=[0.1, 0.2, 0.3, 0.4])
+    framed.header.frame_id = 'x'
+    data = frames.serialize([0.1, 0.2, 0.3, 0.4], 0)
+    says_one_velocity = data[:-8] + (1).to_bytes(4, 'little') + bytes(4)   # and has none
+    for bad in (_wire(framed), data[:-1], data + b'\x00', b'', says_one_velocity):
+        assert frames.positions_of(bad) is None
+
+
+def test_padding_left_as_the_buffer_held_it_and_bytes_after_the_end_are_made_canonical():
+    """Both are what serialize_message leaves; the template must carry neither."""
+    msg = JointState(name=list(NAMES), position=[0.1, 0.2, 0.3, 0.4])
+    canonical = SerializedJointStates(NAMES).serialize([0.1, 0.2, 0.3, 0.4], 0)
+    dirty = (canonical.replace(b'base_yaw\x00\x00\x00\x00', b'base_yaw\x00\xab\xcd\xef')
+             .replace(b'elbow\x00\x00\x00', b'elbow\x00\x12\x34') + b'\x13\x04' + bytes(6))
+    assert dirty != canonical and deserialize_message(dirty, JointState) == msg
+    assert _canonical(dirty, msg) == canonical
