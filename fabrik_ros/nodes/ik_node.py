@@ -45,10 +45,13 @@ from fabrik_ros.nodes.ros_parameters import (
     with_solver_changes,
 )
 from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
+from fabrik_ros.nodes.serialized_points import SerializedPoints
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     cause_of,
+    deserialized,
     Target,
+    target_from_base_point,
     target_from_point,
     target_from_pose,
 )
@@ -171,11 +174,14 @@ class FabrikIkNode(ConfiguredNode):
 
     def _subscribe_targets(self) -> None:
         latest = _LATEST_TARGET
-        self._subscribe(PointStamped, 'target_point', self._on_target_point, latest)
+        # Points as bytes: those in the base frame are read without building a message.
+        self._point_bytes = SerializedPoints(('', self._arm.base_frame))
+        self._subscribe(PointStamped, 'target_point', self._on_target_point, latest, raw=True)
         self._subscribe(PoseStamped, 'target_pose', self._on_target_pose, latest)
         self._subscribe(Path, 'target_path', self._on_target_path, 10, raw=True)
         if self._parameter('follow_rviz_tools'):
-            self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest)
+            self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest,
+                            raw=True)
             self._subscribe(PoseStamped, '/goal_pose', self._on_target_pose, latest)
 
     def _subscribe(self, msg_type, topic: str, on_message, depth: int, *,
@@ -203,8 +209,20 @@ class FabrikIkNode(ConfiguredNode):
 
     # -- targets -----------------------------------------------------------------------------
 
-    def _on_target_point(self, msg: PointStamped, topic: str) -> None:
-        self._accept(lambda: target_from_point(msg, self._arm.base_frame, topic=topic), topic)
+    def _on_target_point(self, serialized: bytes, topic: str) -> None:
+        self._accept(lambda: self._point_target(serialized, topic), topic)
+
+    def _point_target(self, serialized: bytes, topic: str) -> Target:
+        """Return the target of a serialized PointStamped, read from its bytes if it can be.
+
+        :raises TargetMessageError: as :func:`target_from_point`, or for bytes that are no
+            PointStamped
+        """
+        point = self._point_bytes.point_of(serialized)
+        if point is not None:
+            return target_from_base_point(point, topic=topic)
+        msg = deserialized(serialized, PointStamped, topic=topic)
+        return target_from_point(msg, self._arm.base_frame, topic=topic)
 
     def _on_target_pose(self, msg: PoseStamped, topic: str) -> None:
         use_orientation = self._parameter('use_pose_orientation')

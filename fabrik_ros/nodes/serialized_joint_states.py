@@ -8,11 +8,9 @@ next, so :class:`SerializedJointStates` serializes a template once, with marker 
 those fields, finds where the markers landed, and from then on writes each command's values
 over them; the publisher takes the bytes as they are (``Publisher.publish(bytes)``). The
 bytes are the middleware's own serialization of the same message, whatever its encoding and
-byte order, made canonical as a publisher puts it on the wire: rclpy's serialize_message
-leaves the alignment padding as the buffer held it and may add bytes after the message (the
-middleware's size estimate), so every byte the message does not depend on is zeroed and the
-bytes after its end are cut. Should a middleware lay the template out so that the markers
-cannot be found once each, every message is serialized in full instead: slower, never wrong.
+byte order, made canonical as a publisher puts it on the wire (:mod:`.wire_bytes`). Should a
+middleware lay the template out so that the markers cannot be found once each, every message
+is serialized in full instead: slower, never wrong.
 
 servo_driver takes joint_commands as bytes the same way: turning each into a Python message
 took about 0.05 ms in an idle process. A message that is the template byte for byte but for
@@ -26,11 +24,12 @@ import struct
 from typing import Optional
 
 from builtin_interfaces.msg import Time
-from rclpy.serialization import deserialize_message, serialize_message
+from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 
+from fabrik_ros.nodes.wire_bytes import canonical, find_once
+
 _NS_PER_S = 1_000_000_000
-_ENCAPSULATION_BYTES = 4       # the encoding's identifier and options, before the message
 # Marker values: a stamp and positions no real message has, each a distinct bit pattern.
 _MARK_SEC, _MARK_NANOSEC = 0x5A17C0DE, 0x3B9AC9F7
 _MARK_POSITION = -1.2345678901234567e-123
@@ -51,7 +50,7 @@ class SerializedJointStates:
         template = JointState(name=list(self.names),
                               position=[_MARK_POSITION * (index + 1) for index in range(count)])
         template.header.stamp = Time(sec=_MARK_SEC, nanosec=_MARK_NANOSEC)
-        self._template = _canonical(bytes(serialize(template)), template)
+        self._template = canonical(bytes(serialize(template)), template)
         self._layout = _layout(self._template, template)
         # The template's bytes around the stamp and the positions, which every message of
         # this layout repeats.
@@ -103,34 +102,6 @@ class SerializedJointStates:
         return position.unpack_from(data, position_at)
 
 
-def _canonical(data: bytes, msg: JointState) -> bytes:
-    """Return ``data`` cut at the end of ``msg``, with the padding ``msg`` leaves zeroed.
-
-    Padding: a byte whose value ``msg`` does not depend on. Only bytes off the 4-byte grid of
-    the encoding are tried: alignment padding after a string lies there, while the counts
-    and lengths start on it (zeroing one of those would make the middleware's deserializer
-    complain on stderr). ``data`` as it is if it does not deserialize to ``msg`` (another
-    serializer).
-    """
-    def same(candidate: bytes) -> bool:
-        try:
-            return bool(deserialize_message(candidate, JointState) == msg)
-        except RuntimeError:       # cut short, or not this middleware's encoding
-            return False
-
-    end = len(data)
-    while end > 0 and same(data[:end - 1]):
-        end -= 1
-    canonical = bytearray(data[:end])
-    for index in range(_ENCAPSULATION_BYTES, end):
-        value = canonical[index]
-        if value and (index - _ENCAPSULATION_BYTES) % 4:
-            canonical[index] = 0
-            if not same(bytes(canonical)):
-                canonical[index] = value
-    return bytes(canonical)
-
-
 def _layout(data: bytes,
             template: JointState) -> Optional[tuple[struct.Struct, int, struct.Struct, int]]:
     """Return the stamp's and the positions' formats and offsets in ``data``, None if unsure.
@@ -141,18 +112,10 @@ def _layout(data: bytes,
     for order in '<>':
         stamp = struct.Struct(f'{order}iI')
         position = struct.Struct(f'{order}{count}d')
-        stamp_at = _only(data, stamp.pack(template.header.stamp.sec,
-                                          template.header.stamp.nanosec))
-        position_at = _only(data, position.pack(*template.position))
+        stamp_at = find_once(data, stamp.pack(template.header.stamp.sec,
+                                              template.header.stamp.nanosec))
+        position_at = find_once(data, position.pack(*template.position))
         if (stamp_at is not None and position_at is not None
                 and stamp_at + stamp.size <= position_at):     # the header comes first
             return stamp, stamp_at, position, position_at
     return None
-
-
-def _only(data: bytes, pattern: bytes) -> Optional[int]:
-    """Return where ``pattern`` occurs in ``data`` if it occurs exactly once."""
-    at = data.find(pattern)
-    if at < 0 or data.find(pattern, at + 1) >= 0:
-        return None
-    return at

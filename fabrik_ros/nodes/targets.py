@@ -7,6 +7,7 @@ from typing import Optional
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped
 from nav_msgs.msg import Path
+from rclpy.serialization import deserialize_message
 
 from fabrik_ros.kinematics import TargetError
 
@@ -21,6 +22,7 @@ class TargetCause(Enum):
     EMPTY_PATH = 'empty path'
     TOO_MANY_POSES = 'too many poses'
     NO_ROTATION = 'no rotation'
+    MALFORMED = 'malformed'
     UNSOLVABLE = 'unsolvable'
 
 
@@ -58,6 +60,35 @@ def target_from_point(msg: PointStamped, base_frame: str, *,
     """
     _check_frame(topic, msg.header.frame_id, base_frame)
     return Target(_finite_point(topic, msg.point))
+
+
+def target_from_base_point(xyz: tuple[float, float, float], *,
+                           topic: str = 'target_point') -> Target:
+    """Return the target of a point [m] already known to be in the base frame.
+
+    For a PointStamped read from its bytes (:mod:`.serialized_points`), whose frame is known.
+
+    :raises TargetMessageError: for a non-finite coordinate
+    """
+    return Target(_finite(topic, xyz))
+
+
+def deserialized(serialized: bytes, msg_type, *, topic: str):
+    """Return serialized message ``serialized`` of ``msg_type`` received on ``topic``.
+
+    :raises TargetMessageError: if the bytes are no such message (hostile input)
+    """
+    try:
+        return deserialize_message(serialized, msg_type)
+    except RuntimeError as error:
+        raise TargetMessageError(TargetCause.MALFORMED,
+                                 f'{topic}: {len(serialized)} bytes that are no '
+                                 f'{_type_name(msg_type)} ({error})') from None
+
+
+def _type_name(msg_type) -> str:
+    """Return ``geometry_msgs/PointStamped`` for the PointStamped class."""
+    return f'{msg_type.__module__.split(".")[0]}/{msg_type.__name__}'
 
 
 def target_from_pose(msg: PoseStamped, base_frame: str, *, topic: str = 'target_pose',
@@ -108,7 +139,12 @@ def _check_frame(where: str, frame_id: str, base_frame: str) -> None:
 
 
 def _finite_point(where: str, point) -> Vector:
-    values = (float(point.x), float(point.y), float(point.z))
+    return _finite(where, (point.x, point.y, point.z))
+
+
+def _finite(where: str, xyz: tuple[float, float, float]) -> Vector:
+    x, y, z = xyz
+    values = (float(x), float(y), float(z))
     if not all(math.isfinite(v) for v in values):
         raise TargetMessageError(TargetCause.NOT_FINITE,
                                  f'{where}: position {values} is not finite')

@@ -60,13 +60,16 @@ class Rig:
                                        10)
         self.publishers = {}
 
-    def publish(self, topic, msg_type, msg):
+    def publisher(self, topic, msg_type):
         if topic not in self.publishers:
             publisher = self.probe.create_publisher(msg_type, topic, 10)
             self.ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
                                 what=f'fabrik_ik to subscribe {topic}')
             self.publishers[topic] = publisher
-        self.publishers[topic].publish(msg)
+        return self.publishers[topic]
+
+    def publish(self, topic, msg_type, msg):
+        self.publisher(topic, msg_type).publish(msg)
 
     def wait_for_commands(self, count):
         self.ros.spin_until(lambda: len(self.commands) >= count, timeout_s=10.0,
@@ -145,12 +148,15 @@ def test_non_finite_and_wrong_frame_targets_are_dropped_and_the_node_keeps_servi
         rig.publish('target_point', PointStamped, msg)
         rig.latest_diagnostic(lambda s, n=str(count): _values(s).get('rejected targets') == n,
                               f'diagnostics counting {count} rejected targets')
+    rig.publisher('target_point', PointStamped).publish(b'\x00\x01\x00\x00' + b'\xff' * 12)
+    rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '4',
+                          'diagnostics counting the bytes that are no PointStamped')
     rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id=''))
     command = rig.wait_for_commands(1)
     assert np.linalg.norm(_tip(command.position) - REACHABLE) < TOOL_MM
     status = rig.latest_diagnostic(lambda s: s.level == b'\x00' and _values(s)['solves'] != '0',
                                    'OK diagnostics after the good target')
-    assert _values(status)['rejected targets'] == '3'
+    assert _values(status)['rejected targets'] == '4'
     assert len(rig.commands) == 1, 'only the good target moved the arm'
 
 

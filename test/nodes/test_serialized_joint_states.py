@@ -10,14 +10,15 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.nodes.joint_states import joint_state_msg
-from fabrik_ros.nodes.serialized_joint_states import _canonical, SerializedJointStates
+from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
+from fabrik_ros.nodes.wire_bytes import canonical
 
 NAMES = ('base_yaw', 'shoulder', 'elbow', 'wrist')
 
 
 def _wire(msg: JointState) -> bytes:
     """Return ``msg`` serialized as a publisher puts it on the wire (see the wire test)."""
-    return _canonical(bytes(serialize_message(msg)), msg)
+    return canonical(bytes(serialize_message(msg)), msg)
 
 
 def _message(names, positions, stamp_ns) -> JointState:
@@ -132,8 +133,8 @@ def test_a_frame_id_or_bytes_cut_short_or_added_are_not_read():
 def test_padding_left_as_the_buffer_held_it_and_bytes_after_the_end_are_made_canonical():
     """Both are what serialize_message leaves; the template must carry neither."""
     msg = JointState(name=list(NAMES), position=[0.1, 0.2, 0.3, 0.4])
-    canonical = SerializedJointStates(NAMES).serialize([0.1, 0.2, 0.3, 0.4], 0)
-    dirty = (canonical.replace(b'base_yaw\x00\x00\x00\x00', b'base_yaw\x00\xab\xcd\xef')
+    expected = SerializedJointStates(NAMES).serialize([0.1, 0.2, 0.3, 0.4], 0)
+    dirty = (expected.replace(b'base_yaw\x00\x00\x00\x00', b'base_yaw\x00\xab\xcd\xef')
              .replace(b'elbow\x00\x00\x00', b'elbow\x00\x12\x34') + b'\x13\x04' + bytes(6))
-    assert dirty != canonical and deserialize_message(dirty, JointState) == msg
-    assert _canonical(dirty, msg) == canonical
+    assert dirty != expected and deserialize_message(dirty, JointState) == msg
+    assert canonical(dirty, msg) == expected
