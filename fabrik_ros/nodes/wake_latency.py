@@ -27,7 +27,7 @@ def hold_wake_latency(node: Node) -> WakeLatencyRequest:
     request = WakeLatencyRequest(latency_us)
     logger = node.get_logger()
     if request.held:
-        logger.info(f'CPU wake-up latency held at {latency_us} µs while this node runs '
+        logger.info(f'CPU wake-up latency held at {latency_us} us while this node runs '
                     f'({request.device}): idle CPUs answer each target at once '
                     f'(cpu_wake_latency_us:={NOT_ASKED} leaves them alone)')
     elif latency_us != NOT_ASKED:

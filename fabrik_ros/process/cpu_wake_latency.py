@@ -47,7 +47,7 @@ class WakeLatencyRequest:
         """
         if latency_us != NOT_ASKED and not 0 <= latency_us <= MAX_LATENCY_US:
             raise ValueError(f'cpu_wake_latency_us = {latency_us}: must be {NOT_ASKED} (ask '
-                             f'nothing) or 0..{MAX_LATENCY_US} µs')
+                             f'nothing) or 0..{MAX_LATENCY_US} us')
         self.latency_us = latency_us
         self.device = device
         self.why_not = ''
