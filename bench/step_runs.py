@@ -65,6 +65,7 @@ def main() -> None:
     if args.session_nice is not None:
         set_session_nice(args.session_nice)
     steps = [tuple(step.split('=', 1)) for step in args.steps]
+    args.out = args.out.resolve()      # each run's working directory is its own tree
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         trees = {}
