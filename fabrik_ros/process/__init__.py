@@ -1,1 +1,1 @@
-"""Process plumbing shared by the console scripts (no rclpy): stop signals."""
+"""Process plumbing shared by the console scripts (no rclpy): stop signals, CPU wake-up latency."""
