@@ -54,15 +54,20 @@ def _baseline(msg_type, arm):
     return point
 
 
-def _feed_every_extreme(ros, node, arm) -> int:
-    """Hand every mutation of every subscribed message to its callback; return the count.
+def _deliver(subscription, msg) -> None:
+    """Hand ``msg`` to the subscription's callback as rclpy would: serialized if it is raw.
 
-    A raw subscription (fabrik_ik's target_path) is handed the serialized message.
+    fabrik_ik takes target_point, /clicked_point and target_path raw (as bytes).
     """
+    subscription.callback(serialize_message(msg) if subscription.raw else msg)
+
+
+def _feed_every_extreme(ros, node, arm) -> int:
+    """Hand every mutation of every subscribed message to its callback; return the count."""
     count = 0
     for subscription in list(node.subscriptions):
         for _, msg in mutations(_baseline(subscription.msg_type, arm)):
-            subscription.callback(serialize_message(msg) if subscription.raw else msg)
+            _deliver(subscription, msg)
             count += 1
     for _ in range(10):   # the timers (path steps, control ticks) run on what was left
         ros.executor.spin_once(timeout_sec=0.01)
@@ -89,7 +94,7 @@ def test_fabrik_ik_survives_every_field_extreme_under_every_option(ros, config):
         tried += _feed_every_extreme(ros, node, arm)
         assert _outside_limits(arm, commands) == []
         target = [s for s in node.subscriptions if s.msg_type is PointStamped][0]
-        target.callback(_baseline(PointStamped, arm))
+        _deliver(target, _baseline(PointStamped, arm))
         tip = arm.fk(list(commands[-1]))[-1]
         assert math.dist(tip, REACHABLE) < 1e-3, 'a good target after the bad ones is solved'
         ros.destroy(node)
