@@ -20,14 +20,13 @@ bytes; any other message is deserialized in full, as before.
 """
 
 from collections.abc import Callable, Sequence
-import struct
 from typing import Optional
 
 from builtin_interfaces.msg import Time
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 
-from fabrik_ros.nodes.wire_bytes import canonical, find_once
+from fabrik_ros.nodes.wire_bytes import canonical, WireLayout
 
 _NS_PER_S = 1_000_000_000
 # Marker values: a stamp and positions no real message has, each a distinct bit pattern.
@@ -50,16 +49,9 @@ class SerializedJointStates:
         template = JointState(name=list(self.names),
                               position=[_MARK_POSITION * (index + 1) for index in range(count)])
         template.header.stamp = Time(sec=_MARK_SEC, nanosec=_MARK_NANOSEC)
-        self._template = canonical(bytes(serialize(template)), template)
-        self._layout = _layout(self._template, template)
-        # The template's bytes around the stamp and the positions, which every message of
-        # this layout repeats.
-        self._fixed = (b'', b'', b'')
-        if self._layout is not None:
-            stamp, stamp_at, position, position_at = self._layout
-            self._fixed = (self._template[:stamp_at],
-                           self._template[stamp_at + stamp.size:position_at],
-                           self._template[position_at + position.size:])
+        template_bytes = canonical(bytes(serialize(template)), template)
+        self._layout = WireLayout.find(template_bytes, _MARK_SEC, _MARK_NANOSEC,
+                                       tuple(template.position))
 
     @property
     def patched(self) -> bool:
@@ -79,11 +71,7 @@ class SerializedJointStates:
             msg = JointState(name=list(self.names), position=[float(p) for p in positions])
             msg.header.stamp = Time(sec=sec, nanosec=nanosec)
             return bytes(self._serialize(msg))
-        stamp, stamp_at, position, position_at = self._layout
-        data = bytearray(self._template)
-        stamp.pack_into(data, stamp_at, sec, nanosec)
-        position.pack_into(data, position_at, *positions)
-        return bytes(data)
+        return self._layout.patched(sec, nanosec, positions)
 
     def positions_of(self, data: bytes) -> Optional[tuple[float, ...]]:
         """Return the positions of serialized JointState ``data`` of the template's layout.
@@ -91,31 +79,4 @@ class SerializedJointStates:
         None for any other message (other names, a frame_id, velocities, another encoding,
         bytes cut short): the caller deserializes it in full.
         """
-        layout = self._layout
-        if layout is None or len(data) != len(self._template):
-            return None
-        stamp, stamp_at, position, position_at = layout
-        before, between, after = self._fixed
-        if not (data.startswith(before) and data.startswith(between, stamp_at + stamp.size)
-                and data.endswith(after)):
-            return None
-        return position.unpack_from(data, position_at)
-
-
-def _layout(data: bytes,
-            template: JointState) -> Optional[tuple[struct.Struct, int, struct.Struct, int]]:
-    """Return the stamp's and the positions' formats and offsets in ``data``, None if unsure.
-
-    Unsure: a marker is not found in either byte order, or found more than once.
-    """
-    count = len(template.position)
-    for order in '<>':
-        stamp = struct.Struct(f'{order}iI')
-        position = struct.Struct(f'{order}{count}d')
-        stamp_at = find_once(data, stamp.pack(template.header.stamp.sec,
-                                              template.header.stamp.nanosec))
-        position_at = find_once(data, position.pack(*template.position))
-        if (stamp_at is not None and position_at is not None
-                and stamp_at + stamp.size <= position_at):     # the header comes first
-            return stamp, stamp_at, position, position_at
-    return None
+        return None if self._layout is None else self._layout.values_of(data)

@@ -10,32 +10,17 @@ message (another frame, another encoding) is left to the caller to deserialize i
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-import struct
 from typing import Optional
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point, PointStamped
 from rclpy.serialization import serialize_message
 
-from fabrik_ros.nodes.wire_bytes import canonical, find_once
+from fabrik_ros.nodes.wire_bytes import canonical, WireLayout
 
 # Marker values: a stamp and a point no real message has, each a distinct bit pattern.
 _MARK_SEC, _MARK_NANOSEC = 0x5A17C0DE, 0x3B9AC9F7
 _MARK_POINT = (-1.2345678901234567e-123, 2.3456789012345678e-155, -3.4567890123456789e-177)
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Where a template's stamp and point lie, and the bytes around them."""
-
-    size: int
-    before_stamp: bytes
-    after_stamp_at: int
-    between: bytes        # from the stamp's end to the point (the frame_id and padding)
-    point: struct.Struct
-    point_at: int
-    after: bytes
 
 
 class SerializedPoints:
@@ -47,13 +32,14 @@ class SerializedPoints:
 
     def __init__(self, frames: Sequence[str], *,
                  serialize: Callable[[PointStamped], bytes] = serialize_message) -> None:
-        self._layouts: list[_Layout] = []
+        self._layouts: list[WireLayout] = []
         for frame in dict.fromkeys(frames):
             template = PointStamped()
             template.header.frame_id = frame
             template.header.stamp = Time(sec=_MARK_SEC, nanosec=_MARK_NANOSEC)
             template.point = Point(x=_MARK_POINT[0], y=_MARK_POINT[1], z=_MARK_POINT[2])
-            layout = _layout(canonical(bytes(serialize(template)), template))
+            layout = WireLayout.find(canonical(bytes(serialize(template)), template),
+                                     _MARK_SEC, _MARK_NANOSEC, _MARK_POINT)
             if layout is not None:
                 self._layouts.append(layout)
 
@@ -69,25 +55,8 @@ class SerializedPoints:
         caller deserializes it in full.
         """
         for layout in self._layouts:
-            if (len(data) == layout.size and data.startswith(layout.before_stamp)
-                    and data.startswith(layout.between, layout.after_stamp_at)
-                    and data.endswith(layout.after)):
-                x, y, z = layout.point.unpack_from(data, layout.point_at)
+            point = layout.values_of(data)
+            if point is not None:
+                x, y, z = point
                 return x, y, z
         return None
-
-
-def _layout(data: bytes) -> Optional[_Layout]:
-    """Return the template's layout, None if a marker is not found once in either byte order."""
-    for order in '<>':
-        stamp = struct.Struct(f'{order}iI')
-        point = struct.Struct(f'{order}3d')
-        stamp_at = find_once(data, stamp.pack(_MARK_SEC, _MARK_NANOSEC))
-        point_at = find_once(data, point.pack(*_MARK_POINT))
-        if stamp_at is None or point_at is None or stamp_at + stamp.size > point_at:
-            continue
-        after_stamp_at = stamp_at + stamp.size
-        return _Layout(len(data), data[:stamp_at], after_stamp_at,
-                       data[after_stamp_at:point_at], point, point_at,
-                       data[point_at + point.size:])
-    return None
