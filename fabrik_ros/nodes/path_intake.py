@@ -19,10 +19,14 @@ import threading
 from typing import Literal, Optional, Union
 
 from nav_msgs.msg import Path
-from rclpy.serialization import deserialize_message
 
 from fabrik_ros.nodes.path_follower import PathFollower, Point
-from fabrik_ros.nodes.targets import TargetCause, TargetMessageError, targets_from_path
+from fabrik_ros.nodes.targets import (
+    deserialized,
+    TargetCause,
+    TargetMessageError,
+    targets_from_path,
+)
 
 # The most poses a target_path may have. A pose every millimetre makes a 10 m path, far more
 # than an arm's reach traces; preparing one this size takes about 0.3 s on the worker.
@@ -94,9 +98,10 @@ class PreparedPath:
 def prepare_path(request: PathRequest) -> PreparedPath:
     """Deserialize, check and sample a path (on the worker thread; touches no node).
 
-    :raises TargetError: for too many poses, no poses, a wrong frame or a non-finite pose
+    :raises TargetError: for bytes that are no Path, too many poses, no poses, a wrong frame
+        or a non-finite pose
     """
-    msg = deserialize_message(request.serialized, Path)
+    msg = deserialized(request.serialized, Path, topic=request.topic)
     check_pose_count(len(msg.poses), request.topic)
     targets = targets_from_path(msg, request.base_frame, topic=request.topic)
     try:

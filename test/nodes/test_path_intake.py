@@ -102,6 +102,19 @@ def test_a_path_the_worker_refuses_is_raised_when_taken(intake):
     assert raised.value.cause is TargetCause.WRONG_FRAME
 
 
+def test_bytes_that_are_no_path_are_refused_as_malformed_when_taken(intake):
+    """A count of one pose, then three bytes of it: the node must not die on what it takes."""
+    header = bytes([0, 1, 0, 0]) + bytes(8) + (5).to_bytes(4, 'little') + b'base\x00' + bytes(3)
+    garbage = header + (1).to_bytes(4, 'little') + b'\xff' * 3
+    assert pose_count(garbage) == 1
+    intake.submit(PathRequest(garbage, 'target_path', 'base_link', START, 0.05))
+    _wait_until(lambda: not intake.pending)
+    with pytest.raises(TargetMessageError) as raised:
+        intake.take()
+    assert raised.value.cause is TargetCause.MALFORMED
+    assert str(raised.value).startswith('target_path: 31 bytes that are no nav_msgs/Path')
+
+
 def test_a_newer_path_or_a_cancel_supersedes_the_one_being_prepared(intake, monkeypatch):
     opened, started = threading.Event(), threading.Event()
     real = path_intake.prepare_path
