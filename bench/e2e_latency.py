@@ -28,7 +28,10 @@ bench/out/e2e_latency.json.
 """
 
 import argparse
+from collections.abc import Iterator
+import contextlib
 from dataclasses import dataclass, field, replace
+import gc
 import json
 import os
 from pathlib import Path
@@ -295,7 +298,8 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
     first = rig.index
     sampler = RssSampler(rig.processes) if sample_rss else None
     cpu_before, wall_before = rig.cpu_s(), time.monotonic()
-    stamps = rig.stream(rate_hz, warmup_s + seconds)
+    with collector_held():
+        stamps = rig.stream(rate_hz, warmup_s + seconds)
     wall = time.monotonic() - wall_before
     cpu_after = rig.cpu_s()
     rss = sampler.stop() if sampler else {}
@@ -320,6 +324,22 @@ def run_segment(rig: Rig, rate_hz: float, seconds: float, warmup_s: float,
         cpu_percent=cpu, rss_kib=rss,
         ik_stage_s=np.array([t for i, t in sorted(heard.items()) if i >= measured_from]),
         driver_stage_s=np.array([match.latency_s[i] - heard[i] for i in carried if i in heard]))
+
+
+@contextlib.contextmanager
+def collector_held() -> Iterator[None]:
+    """Hold this process's garbage collector off while the targets stream.
+
+    The board's stamps and the publisher's share the process: a collection here (up to
+    milliseconds, started by whichever thread allocates) would delay a first byte's stamp and
+    count against the nodes. What the stream keeps is collected after it.
+    """
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 class RssSampler:

@@ -12,7 +12,6 @@ import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
-from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from visualization_msgs.msg import InteractiveMarkerFeedback, MarkerArray
@@ -129,6 +128,7 @@ class FabrikIkNode(ConfiguredNode):
         self._path_started_s = 0.0
         self._path_topic = 'target_path'
         self._paths = PathIntake()
+        self._path_active = False     # a path is being prepared or followed
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
@@ -191,9 +191,9 @@ class FabrikIkNode(ConfiguredNode):
         Log lines then name the topic the user published on, ``/goal_pose`` say, not the
         name in the code. With ``raw``, ``msg`` is the serialized message.
         """
-        subscription: Subscription = self.create_subscription(
-            msg_type, topic, lambda msg: on_message(msg, subscription.topic_name), depth,
-            raw=raw)
+        resolved = self.resolve_topic_name(topic)    # once: asking the subscription costs a call
+        self.create_subscription(msg_type, topic, lambda msg: on_message(msg, resolved), depth,
+                                 raw=raw)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse solver options the core refuses, with its reason; apply the others."""
@@ -260,6 +260,7 @@ class FabrikIkNode(ConfiguredNode):
             self._reject(error)
             return
         self._follower = None
+        self._path_active = True
         self._path_timer.reset()      # its ticks take the path once it is prepared
 
     def _take_prepared_path(self) -> Optional[PathFollower]:
@@ -301,7 +302,13 @@ class FabrikIkNode(ConfiguredNode):
             self._stop_path()
 
     def _stop_path(self) -> None:
-        """End the path being followed, and drop one being prepared."""
+        """End the path being followed, and drop one being prepared.
+
+        Called for every target: with no path, nothing to do (a lock and a timer call saved).
+        """
+        if not self._path_active:
+            return
+        self._path_active = False
         self._paths.cancel()
         self._follower = None
         self._path_timer.cancel()

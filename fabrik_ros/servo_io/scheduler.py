@@ -306,12 +306,14 @@ class Scheduler:
                              self._dialect.pulses(pulses, move_ms, pulsing,
                                                   self._board_pulses(now_s)))
         job.pulses = pulses
-        slot_done = job.done
+        # The version, not the job: a job whose done held it would be a reference cycle, and
+        # one per frame made the garbage collector pause the driver every second or so.
+        slot_done, version = job.done, job.version
 
         def done(answers: list[Answer], now_s: float) -> None:
             slot_done(answers, now_s)
-            if self._applied_version <= job.version:
-                self._applied_version, self._applied_pulses = job.version, pulses
+            if self._applied_version <= version:
+                self._applied_version, self._applied_pulses = version, pulses
 
         job.done = done
         if not job.transactions:

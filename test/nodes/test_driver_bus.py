@@ -13,6 +13,7 @@ from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.servo_io import Protocol
+from test.cyclic_garbage import cyclic_garbage
 from test.nodes.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
@@ -240,3 +241,17 @@ def test_one_silent_servo_leaves_the_others_live_and_the_gripper_reattaches_at_i
     assert all(home - 2 <= b <= a + 2 for a, b in zip(seen, seen[1:], strict=False)), \
         f'from where it stood straight to its command: {seen}'
     assert time.monotonic() - asked >= 0.9 * gripper_by_hand / speed, 'at aux_max_speed'
+
+
+@pytest.mark.parametrize('protocol', BUSES, ids=lambda p: p.value)
+def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
+    """Goals, sync writes and feedback reads are freed when done, not by a collection that
+    would pause the next command (see test/cyclic_garbage.py); the simulated bus included."""
+    rig = make_rig(protocol)
+    rig.wait_running()
+    poses = [tuple(a + 0.003 * (step % 20) for a in POSE_A) for step in range(60)]
+    with cyclic_garbage() as found:
+        for pose in poses:
+            rig.command(ARM.joint_names, pose)
+            rig.wait_present(_counts(pose), 'each command', tolerance=3)
+    assert found[0] == 0

@@ -16,6 +16,7 @@ from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.driver_node import ServoDriverNode
 from fabrik_ros.servo_io import LinkOptions, Protocol, PWM_PROTOCOLS, ServoLink
+from test.cyclic_garbage import cyclic_garbage
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
@@ -493,3 +494,17 @@ def test_joint_commands_bytes_that_are_no_joint_state_are_said_and_the_next_comm
     _wait_log(rig, capfd, 'joint_commands ignored: not a sensor_msgs/JointState', [])
     rig.command(POSE_B[::-1], names=ARM.joint_names[::-1])   # another layout: deserialized
     rig.wait_board_targets(POSE_B, 'POSE_B after the bad message')
+
+
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS, ids=lambda p: p.value)
+def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
+    """Commands, frames and position reads are freed when done, not by a collection that
+    would pause the next command (see test/cyclic_garbage.py); the board's own included."""
+    rig = make_rig(protocol)
+    rig.wait_board_targets(ARM.home, 'the safe start to put the arm home')
+    poses = [tuple(a + 0.002 * (step % 20) for a in POSE_A) for step in range(80)]
+    with cyclic_garbage() as found:
+        for pose in poses:
+            rig.command(pose)
+            rig.wait_board_targets(pose, 'each command')
+    assert found[0] == 0

@@ -20,6 +20,7 @@ from fabrik_ros.nodes import path_intake
 from fabrik_ros.nodes.ik_node import FabrikIkNode, STREAM_GAP_S
 from fabrik_ros.nodes.path_intake import MAX_PATH_POSES
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
+from test.cyclic_garbage import cyclic_garbage
 from test.nodes.conftest import ARM_CONFIG
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
@@ -457,3 +458,17 @@ def test_a_point_after_a_maximal_path_is_answered_while_the_path_is_prepared_and
                    what='two more diagnostics')
     assert len(rig.commands) == 1, 'the path, superseded by the point, is not followed'
     assert 'following' not in capfd.readouterr().err
+
+
+def test_a_target_stream_leaves_no_reference_cycles(ros, arm_args):
+    """Each target's objects are freed when it is done, not by a collection that would pause
+    the next target (see test/cyclic_garbage.py)."""
+    rig = Rig(ros, arm_args, sim_arm=False)
+    targets = [_point(np.add(REACHABLE, (0.0, 0.002 * (i % 10), 0.0))) for i in range(60)]
+    rig.publish('target_point', PointStamped, targets[0])
+    rig.wait_for_commands(1)
+    with cyclic_garbage() as found:
+        for count, target in enumerate(targets[1:], start=2):
+            rig.publish('target_point', PointStamped, target)
+            rig.wait_for_commands(count)
+    assert found[0] == 0

@@ -12,6 +12,7 @@ from fabrik_ros.servo_io.protocols.bus_codec import Instruction
 from fabrik_ros.servo_io.protocols.control_tables import STS3215
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS, Protocol
 from fabrik_ros.servo_io.protocols.feetech import FeetechCodec
+from test.cyclic_garbage import cyclic_garbage
 from test.servo_io.bus_wire import BusWire, IDS
 
 BUSES = pytest.mark.parametrize('protocol', BUS_PROTOCOLS, ids=lambda p: p.value)
@@ -294,3 +295,15 @@ def test_a_read_never_holds_a_streamed_command_back(protocol, rate_hz):
     assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
     stream_s = (rate_hz - 1) / rate_hz
     assert len(wire.sync_reads()) - reads >= stream_s * DEFAULT_FEEDBACK_HZ - 1, 'reads at rate'
+
+
+@BUSES
+def test_a_goal_stream_with_feedback_leaves_no_reference_cycles(protocol):
+    """Each sync write and sync read is freed as soon as it is done, not by the collector."""
+    wire = _admitted(protocol)
+    start = wire.now
+    with cyclic_garbage() as found:
+        for tick in range(200):
+            wire.scheduler.set_goals({1: 2048 + tick % 50}, 0.002)
+            wire.run_until(start + (tick + 1) * 0.005)
+    assert found[0] == 0

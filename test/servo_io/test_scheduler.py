@@ -27,6 +27,7 @@ from fabrik_ros.servo_io.protocols.native import Command, Frame, NackError
 from fabrik_ros.servo_io.protocols.native_dialect import NativeDialect
 from fabrik_ros.servo_io.protocols.ssc32_dialect import Ssc32Dialect
 from fabrik_ros.servo_io.scheduler import Scheduler
+from test.cyclic_garbage import cyclic_garbage
 
 BAUD = 115200
 BYTE_S = 10.0 / BAUD
@@ -581,3 +582,12 @@ def test_a_frame_the_limits_no_longer_fit_is_refused_in_the_frame_slot_not_the_l
     assert frame.refused == frame.version
     assert 'board refused frame: NACK OUT_OF_RANGE' in str(frame.error)
     assert wire.firmware.frame_us == native.FRAME_SLOTTED
+
+
+@pytest.mark.parametrize('protocol', PWM_PROTOCOLS)
+def test_a_stream_of_commands_and_reads_leaves_no_reference_cycles(protocol):
+    """Each frame's job is freed as soon as it is answered, not by the garbage collector."""
+    wire = _pulsing(protocol, LinkOptions(poll_hz=10.0, reply_timeout_s=0.05))
+    with cyclic_garbage() as found:
+        _stream(wire, 200.0, 1.0)
+    assert found[0] == 0
