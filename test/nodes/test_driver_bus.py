@@ -245,8 +245,10 @@ def test_one_silent_servo_leaves_the_others_live_and_the_gripper_reattaches_at_i
 
 @pytest.mark.parametrize('protocol', BUSES, ids=lambda p: p.value)
 def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
-    """Goals, sync writes and feedback reads are freed when done, not by a collection that
-    would pause the next command (see test/cyclic_garbage.py); the simulated bus included."""
+    """Goals, sync writes and feedback reads are freed when done (test/cyclic_garbage.py).
+
+    Not by a collection that would pause the next command; the simulated bus included.
+    """
     rig = make_rig(protocol)
     rig.wait_running()
     poses = [tuple(a + 0.003 * (step % 20) for a in POSE_A) for step in range(60)]

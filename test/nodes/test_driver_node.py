@@ -498,8 +498,10 @@ def test_joint_commands_bytes_that_are_no_joint_state_are_said_and_the_next_comm
 
 @pytest.mark.parametrize('protocol', PWM_PROTOCOLS, ids=lambda p: p.value)
 def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
-    """Commands, frames and position reads are freed when done, not by a collection that
-    would pause the next command (see test/cyclic_garbage.py); the board's own included."""
+    """Commands, frames and position reads are freed when done (test/cyclic_garbage.py).
+
+    Not by a collection that would pause the next command; the board's own included.
+    """
     rig = make_rig(protocol)
     rig.wait_board_targets(ARM.home, 'the safe start to put the arm home')
     poses = [tuple(a + 0.002 * (step % 20) for a in POSE_A) for step in range(80)]

@@ -461,8 +461,10 @@ def test_a_point_after_a_maximal_path_is_answered_while_the_path_is_prepared_and
 
 
 def test_a_target_stream_leaves_no_reference_cycles(ros, arm_args):
-    """Each target's objects are freed when it is done, not by a collection that would pause
-    the next target (see test/cyclic_garbage.py)."""
+    """Each target's objects are freed when it is done (see test/cyclic_garbage.py).
+
+    Not by a collection that would pause the next target.
+    """
     rig = Rig(ros, arm_args, sim_arm=False)
     targets = [_point(np.add(REACHABLE, (0.0, 0.002 * (i % 10), 0.0))) for i in range(60)]
     rig.publish('target_point', PointStamped, targets[0])
