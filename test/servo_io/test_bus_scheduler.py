@@ -273,28 +273,52 @@ def test_servos_missing_at_connect_are_named_and_the_others_run():
         'the handshake pinged; the next ping waits for REPING_S'
 
 
+def _late_commands(wire: BusWire, rate_hz: float, start: float) -> list[float]:
+    """Stream commands for one second from ``start``; return how long those that waited did.
+
+    The first two are left out: a stream is known by its first gap.
+    """
+    waits = []
+    for tick in range(round(rate_hz)):
+        wire.run_until(start + tick / rate_hz)
+        wire.scheduler.set_goals({1: 1500 + tick % 500}, 1.0 / rate_hz)
+        before = len(wire.sync_writes())
+        wire.step()
+        waits.append(0.0)
+        if len(wire.sync_writes()) == before:
+            _until_written(wire, before)
+            waits[-1] = wire.sync_writes()[-1].at_s - (start + tick / rate_hz)
+    return [wait for wait in waits[2:] if wait]
+
+
 @BUSES
 @pytest.mark.parametrize('rate_hz', [50, 200, 500])
 def test_a_read_never_holds_a_streamed_command_back(protocol, rate_hz):
     wire = _admitted(protocol)
-    start = wire.now + 0.0003          # off the feedback grid, as a real stream would be
     reads = len(wire.sync_reads())
-    waits = []
-    for tick in range(rate_hz):        # one second of commands
-        wire.run_until(start + tick / rate_hz)
-        goal = 1500 + tick % 500
-        wire.scheduler.set_goals({1: goal}, 1.0 / rate_hz)
-        before = len(wire.sync_writes())
-        wire.step()
-        written = wire.sync_writes()[before:]
-        waits.append(0.0 if written else None)
-        if not written:
-            _until_written(wire, before)
-            waits[-1] = wire.sync_writes()[-1].at_s - (start + tick / rate_hz)
-    late = [wait for wait in waits[2:] if wait]     # a stream is known by its first gap
+    # off the feedback grid, as a real stream would be
+    late = _late_commands(wire, rate_hz, wire.now + 0.0003)
     assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
     stream_s = (rate_hz - 1) / rate_hz
     assert len(wire.sync_reads()) - reads >= stream_s * DEFAULT_FEEDBACK_HZ - 1, 'reads at rate'
+
+
+@BUSES
+@pytest.mark.parametrize('rate_hz', [20, 50, 200])
+@pytest.mark.parametrize('phase', [0.0003, 0.35, 0.85])
+def test_reads_whose_answers_come_late_keep_out_of_a_streamed_command(protocol, rate_hz, phase):
+    """A read whose answers come late is put nowhere it would still be out at the next command.
+
+    Servos answer after their Return Delay Time, an adapter after its latency timer, a
+    simulator when its thread runs: a read holds the line longer than its bytes, wherever the
+    feedback falls due in the gap between commands.
+    """
+    wire = _admitted(protocol, delay=lambda reply: 0.002)
+    reads = len(wire.sync_reads())
+    late = _late_commands(wire, rate_hz, wire.now + phase / rate_hz)
+    assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
+    assert len(wire.sync_reads()) - reads >= min(rate_hz, DEFAULT_FEEDBACK_HZ) - 2, \
+        'reads still at their rate, or behind each command'
 
 
 @BUSES
