@@ -55,6 +55,7 @@ The line time of each request, and the feedback rate chosen from it:
 from collections import deque
 from collections.abc import Mapping, Sequence
 import math
+import statistics
 from typing import Optional
 
 from fabrik_ros.servo_io.bus_admission import ServoSteps
@@ -77,7 +78,7 @@ from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register,
 # answer) is dropped: two 1 ms USB frames, for bytes already in the adapter.
 DRAIN_S = 0.002
 GOAL_REFRESH_S = 1.0            # latest goals written again this often while torque is on
-# How many answered requests the answer turnaround is the largest of (see _fits).
+# How many answered requests the answer turnaround is the median of (see _fits).
 TURNAROUND_KEPT = 16
 
 
@@ -435,12 +436,14 @@ class BusScheduler:
         its latency timer runs out (1-16 ms), and a simulated bus when its thread runs. Judged
         by the bytes alone, a read put late in a gap was still out when the next command came
         (4 % of the commands of a 50 Hz stream on the simulated Dynamixel bus waited for one),
-        so the largest wait beyond the line time of the latest answered requests is added.
+        so the median wait beyond the line time of the latest answered requests is added. Not
+        the largest: one answer held up once (a busy machine) would keep the reads from
+        fitting anywhere, and each would then go a poll period late, in a command's way.
         """
         bytes_on_line = len(request.data) + request.answer_bytes
         end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
-        if request.expect:
-            end_s += max(self._turnarounds, default=0.0)
+        if request.expect and self._turnarounds:
+            end_s += statistics.median(self._turnarounds)
         return self._stream.fits(now_s, end_s)
 
     def _take_feedback_turn(self, now_s: float) -> None:
