@@ -136,8 +136,10 @@ class BusScheduler:
         self._drain = False                        # quiet after a timeout (``DRAIN_S``)
         self._answered_s = -math.inf               # the latest request any servo answered
         self._line_free_s = 0.0
-        # Beyond their line time, how long the latest answered requests waited for answers.
+        # Beyond their line time, how long the latest answered requests waited for answers,
+        # and the median of those (see _fits).
         self._turnarounds: deque[float] = deque(maxlen=TURNAROUND_KEPT)
+        self._turnaround_s = 0.0
         self._next_poll_s = 0.0
         self._next_telemetry_s = 0.0
         self._telemetry_turn = 0
@@ -168,6 +170,7 @@ class BusScheduler:
         self._drain = False
         self._answered_s = -math.inf
         self._turnarounds.clear()       # another adapter, perhaps, or servos set otherwise
+        self._turnaround_s = 0.0
         self.codec.clear()
         self.positions = None
         self._line_free_s = self._next_poll_s = self._next_telemetry_s = now_s
@@ -442,8 +445,8 @@ class BusScheduler:
         """
         bytes_on_line = len(request.data) + request.answer_bytes
         end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
-        if request.expect and self._turnarounds:
-            end_s += statistics.median(self._turnarounds)
+        if request.expect:
+            end_s += self._turnaround_s
         return self._stream.fits(now_s, end_s)
 
     def _take_feedback_turn(self, now_s: float) -> None:
@@ -607,6 +610,7 @@ class BusScheduler:
         if len(flight.statuses) == len(flight.expect):
             line_s = (len(flight.data) + flight.answer_bytes) * self._byte_s
             self._turnarounds.append(max(0.0, now_s - flight.sent_s - line_s))
+            self._turnaround_s = statistics.median(self._turnarounds)
         self._flight = None
         self._unwritten = None
         self._line_free_s = max(self._line_free_s, now_s)
