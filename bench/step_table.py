@@ -87,7 +87,8 @@ def rates_table(arguments: list[str]) -> list[str]:
              '|---|---|' + '---:|' * len(rates) + '---:|---|']
     for label, runs in steps:
         for layout in ('two_process', 'composed'):
-            lines.append(rates_rows(label, runs, layout, rates))
+            if any(r['layout'] == layout for run in runs for r in run.values()):
+                lines.append(rates_rows(label, runs, layout, rates))   # a layout run
     return lines
 
 

@@ -438,8 +438,9 @@ class BusScheduler:
         before it answers (500 us from the factory), a USB adapter passes the answers on when
         its latency timer runs out (1-16 ms), and a simulated bus when its thread runs. Judged
         by the bytes alone, a read put late in a gap was still out when the next command came
-        (4 % of the commands of a 50 Hz stream on the simulated Dynamixel bus waited for one),
-        so the median wait beyond the line time of the latest answered requests is added. Not
+        (six servos at the factory delay answer 3 ms late; the wire tests put commands behind
+        such reads at 20, 50 and 200 Hz), so the median wait beyond the line time of the
+        latest answered requests is added. Not
         the largest: one answer held up once (a busy machine) would keep the reads from
         fitting anywhere, and each would then go a poll period late, in a command's way.
         """
