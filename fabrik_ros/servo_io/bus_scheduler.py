@@ -440,9 +440,9 @@ class BusScheduler:
         by the bytes alone, a read put late in a gap was still out when the next command came
         (six servos at the factory delay answer 3 ms late; the wire tests put commands behind
         such reads at 20, 50 and 200 Hz), so the median wait beyond the line time of the
-        latest answered requests is added. Not
-        the largest: one answer held up once (a busy machine) would keep the reads from
-        fitting anywhere, and each would then go a poll period late, in a command's way.
+        latest answered requests is added. Not the largest: one answer held up once (a busy
+        machine) would keep the reads from fitting anywhere, and each would then go a poll
+        period late, in a command's way.
         """
         bytes_on_line = len(request.data) + request.answer_bytes
         end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
