@@ -30,7 +30,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_pacer import Action, GapPacer, SETTLE_S
+from fabrik_ros.nodes.gap_work import GapWork
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -137,12 +137,14 @@ class ServoDriverNode(ConfiguredNode):
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
         self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
-        # joint_states in the gaps between streamed commands, never just before one
-        self._state_pacer = GapPacer(1.0 / self._parameter('state_rate_hz'))
+        # joint_states and diagnostics in the gaps between streamed commands (gap_work)
+        self._gap_work = GapWork(self)
+        self._state_pacer = self._gap_work.add(1.0 / self._parameter('state_rate_hz'),
+                                               self._publish_states)
+        self._diagnostics_pacer = self._gap_work.add(self._parameter('diagnostics_period_s'),
+                                                     self._publish_diagnostics)
         self._commands_by_call = False      # fabrik_arm: the published copies are no events
         self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
-        self._state_settle = self.create_timer(SETTLE_S, self._on_state_settle)
-        self._state_settle.cancel()
         self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
 
     # -- set-up ------------------------------------------------------------------------------
@@ -315,7 +317,7 @@ class ServoDriverNode(ConfiguredNode):
                 return
             self._core.take_commands(msg.name, msg.position)
         if not self._commands_by_call:
-            self._after_command()
+            self._gap_work.after_target()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -328,20 +330,7 @@ class ServoDriverNode(ConfiguredNode):
         """
         self._commands_by_call = True
         self._core.command(angles_rad)
-        self._after_command()
-
-    def _after_command(self) -> None:
-        """Publish the states in the gap after this command, if they are due (GapPacer)."""
-        action = self._state_pacer.after_target(time.monotonic())
-        if action is Action.NOW:
-            self._publish_states()
-        elif action is Action.SETTLE:
-            self._state_settle.reset()       # once the command has gone its way
-
-    def _on_state_settle(self) -> None:
-        self._state_settle.cancel()
-        if self._state_pacer.on_settle(time.monotonic()):
-            self._publish_states()
+        self._gap_work.after_target()
 
     def _on_control_timer(self) -> None:
         self._core.tick()
@@ -386,6 +375,11 @@ class ServoDriverNode(ConfiguredNode):
             self._servo_positions.publish(joint_state_msg(names, units, stamp))
 
     def _on_diagnostics_timer(self) -> None:
+        """Publish the diagnostics, unless commands stream and carry them (GapPacer)."""
+        if self._diagnostics_pacer.on_timer(time.monotonic()):
+            self._publish_diagnostics()
+
+    def _publish_diagnostics(self) -> None:
         board = self._core.status()
         statuses = [self._status(board, self._output.path),
                     *(self._status(servo, self._output.path) for servo in self._output.health())]

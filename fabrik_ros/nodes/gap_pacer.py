@@ -55,13 +55,17 @@ class GapPacer:
         self._target_s = -math.inf      # when the last target was handled
         self._interval_s = math.inf     # between the last two targets
 
-    def after_target(self, now_s: float) -> Action:
-        """Note a target just handled; say whether to do the work now, later or not at all."""
+    def after_target(self, now_s: float, *, free: bool = True) -> Action:
+        """Note a target just handled; say whether to do the work now, later or not at all.
+
+        :param free: False if other work follows this target at once already (a fast
+            stream): then this work waits for the next target, still nearest its due time
+        """
         self._interval_s = now_s - self._target_s
         self._target_s = now_s
         if self._interval_s >= FAST_S:
             return Action.SETTLE
-        return Action.NOW if self._take(now_s) else Action.NOTHING
+        return Action.NOW if free and self._take(now_s) else Action.NOTHING
 
     def on_settle(self, now_s: float) -> bool:
         """Return True if the work is to be done now, :data:`SETTLE_S` after a target."""

@@ -27,7 +27,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_pacer import Action, GapPacer, SETTLE_S
+from fabrik_ros.nodes.gap_work import GapWork
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -140,13 +140,16 @@ class FabrikIkNode(ConfiguredNode):
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self._path_timer = self.create_timer(1.0 / self._path_rate_hz, self._on_path_timer)
         self._path_timer.cancel()
-        self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._unpublished: Optional[tuple] = None
-        # Markers in the gaps between streamed targets, never just before one (gap_pacer)
-        self._marker_pacer = GapPacer(1.0 / _MARKER_RATE_HZ)
+        self._reported_s = time.monotonic()
+        # Markers and diagnostics in the gaps between streamed targets (gap_work)
+        self._gap_work = GapWork(self)
+        self._marker_pacer = self._gap_work.add(1.0 / _MARKER_RATE_HZ,
+                                                self._publish_unpublished)
+        self._diagnostics_pacer = self._gap_work.add(self._diagnostics_period_s,
+                                                     self._publish_diagnostics)
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
-        self._marker_settle = self.create_timer(SETTLE_S, self._on_marker_settle)
-        self._marker_settle.cancel()
+        self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True)
         self._interactive: Optional[InteractiveTarget] = None
@@ -360,11 +363,7 @@ class FabrikIkNode(ConfiguredNode):
         if not result.reached or _approach_missed(result):
             self._warn_unreached(source, position_m, approach, result, seed)
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
-        action = self._marker_pacer.after_target(time.monotonic())
-        if action is Action.NOW:
-            self._publish_unpublished()
-        elif action is Action.SETTLE:
-            self._marker_settle.reset()      # once this target has gone its way
+        self._gap_work.after_target()
         if self._unpublished is not None and self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
@@ -421,12 +420,6 @@ class FabrikIkNode(ConfiguredNode):
         elif self._marker_pacer.on_timer(time.monotonic()):
             self._publish_unpublished()
 
-    def _on_marker_settle(self) -> None:
-        """Draw the newest solution a settle time after a target, if markers are due."""
-        self._marker_settle.cancel()
-        if self._unpublished is not None and self._marker_pacer.on_settle(time.monotonic()):
-            self._publish_unpublished()
-
     def _publish_unpublished(self) -> None:
         unpublished, self._unpublished = self._unpublished, None
         if unpublished is not None:
@@ -446,8 +439,15 @@ class FabrikIkNode(ConfiguredNode):
         self._reached.publish(Bool(data=bool(reached)))
 
     def _on_diagnostics_timer(self) -> None:
+        """Report the solves, unless targets stream and carry the report (GapPacer)."""
+        if self._diagnostics_pacer.on_timer(time.monotonic()):
+            self._publish_diagnostics()
+
+    def _publish_diagnostics(self) -> None:
         stats = self._stats
-        figures = stats.report(self._diagnostics_period_s)
+        now_s = time.monotonic()        # paced: the window is about a period, not exactly one
+        figures = stats.report(now_s - self._reported_s)
+        self._reported_s = now_s
         approach_rad = self._last_approach_error_rad
         figures['last approach error [deg]'] = ('none asked' if approach_rad is None
                                                 else math.degrees(approach_rad))

@@ -112,3 +112,15 @@ def test_once_the_stream_stops_the_timer_takes_over_after_a_period():
 def test_a_period_that_is_not_positive_and_finite_is_refused_with_its_value(period_s):
     with pytest.raises(ValueError, match='period_s'):
         GapPacer(period_s)
+
+
+def test_a_fast_stream_leaves_work_to_the_next_target_while_other_work_follows_this_one():
+    pacer = GapPacer(PERIOD_S)
+    assert pacer.on_timer(0.0)                      # done; next due at PERIOD_S
+    step_s = FAST_S / 2
+    assert pacer.after_target(step_s) is Action.SETTLE      # the first: no interval yet
+    for k in range(2, round(PERIOD_S / step_s)):
+        assert pacer.after_target(k * step_s) is Action.NOTHING
+    due_s = PERIOD_S
+    assert pacer.after_target(due_s, free=False) is Action.NOTHING
+    assert pacer.after_target(due_s + step_s) is Action.NOW

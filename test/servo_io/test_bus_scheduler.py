@@ -1,6 +1,7 @@
 """BusScheduler on a fake clock against the simulated Feetech and Dynamixel buses (no pty)."""
 
 from dataclasses import replace
+import random
 
 import pytest
 
@@ -273,21 +274,27 @@ def test_servos_missing_at_connect_are_named_and_the_others_run():
         'the handshake pinged; the next ping waits for REPING_S'
 
 
-def _late_commands(wire: BusWire, rate_hz: float, start: float) -> list[float]:
+def _late_commands(wire: BusWire, rate_hz: float, start: float,
+                   jitter_s: float = 0.0) -> list[float]:
     """Stream commands for one second from ``start``; return how long those that waited did.
 
     The first two are left out: a stream is known by its first gap.
+
+    :param jitter_s: each command comes up to this much early or late (seeded), as commands
+        from another process over DDS do
     """
+    rng = random.Random(7)
     waits = []
     for tick in range(round(rate_hz)):
-        wire.run_until(start + tick / rate_hz)
+        due = start + tick / rate_hz + rng.uniform(-jitter_s, jitter_s)
+        wire.run_until(due)
         wire.scheduler.set_goals({1: 1500 + tick % 500}, 1.0 / rate_hz)
         before = len(wire.sync_writes())
         wire.step()
         waits.append(0.0)
         if len(wire.sync_writes()) == before:
             _until_written(wire, before)
-            waits[-1] = wire.sync_writes()[-1].at_s - (start + tick / rate_hz)
+            waits[-1] = wire.sync_writes()[-1].at_s - due
     return [wait for wait in waits[2:] if wait]
 
 
@@ -316,6 +323,19 @@ def test_reads_whose_answers_come_late_keep_out_of_a_streamed_command(protocol, 
     wire = _admitted(protocol, delay=lambda reply: 0.002)
     reads = len(wire.sync_reads())
     late = _late_commands(wire, rate_hz, wire.now + phase / rate_hz)
+    assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
+    assert len(wire.sync_reads()) - reads >= min(rate_hz, DEFAULT_FEEDBACK_HZ) - 2, \
+        'reads still at their rate, or behind each command'
+
+
+@BUSES
+@pytest.mark.parametrize('rate_hz', [20, 50])
+@pytest.mark.parametrize('phase', [0.0003, 0.35, 0.85])
+def test_a_read_keeps_out_of_a_command_that_comes_early(protocol, rate_hz, phase):
+    """Commands from another process come a millisecond early or late (DDS, the executor)."""
+    wire = _admitted(protocol)
+    reads = len(wire.sync_reads())
+    late = _late_commands(wire, rate_hz, wire.now + phase / rate_hz, jitter_s=0.0015)
     assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
     assert len(wire.sync_reads()) - reads >= min(rate_hz, DEFAULT_FEEDBACK_HZ) - 2, \
         'reads still at their rate, or behind each command'
