@@ -21,12 +21,14 @@ Rules, in order of priority, whenever the line is free:
 2. **Torque.** ``torque(on)`` goes to every admitted servo by unicast writes, each answered:
    on = read its present position, write it as the goal, then torque on (the arm holds where
    it stands); off = torque off. Goals set before are dropped then.
-3. **Feedback.** One sync read of every admitted servo's present position when due (every
-   ``1 / poll_hz``). A read never holds a command back: while commands stream (at least
-   every ``STREAM_GAP_MAX_S``, the next one expected after the last gap) a read that falls
-   due goes only where it ends before the next command, or right behind a command, in the
-   gap before the one after; at most a poll period late (so a saturated line still carries
-   reads), then it goes first.
+3. **Feedback.** A round of sync reads of every admitted servo's present position when due
+   (every ``1 / poll_hz``): one read where no commands stream. A read never holds a command
+   back: while commands stream (at least every ``STREAM_GAP_MAX_S``; the next one expected
+   after the shortest recent gap, bus_stream) the round's servos are read where the read
+   ends before the next command, as many at a time as fit; where none fits, one servo right
+   behind a command, in the gap before the one after; at most a poll period late (so a
+   saturated line still carries reads), then one servo goes first. The round's last
+   answers are its positions.
 4. **Goals.** ONE sync write carries every admitted servo's goal (position and speed), as
    soon as the line is free after :meth:`BusScheduler.set_goals`; a newer command replaces an
    unsent one (latest wins). Nothing acknowledges a sync write, so while torque is on the
@@ -141,6 +143,11 @@ class BusScheduler:
         self._turnarounds: deque[float] = deque(maxlen=TURNAROUND_KEPT)
         self._turnaround_s = 0.0
         self._next_poll_s = 0.0
+        # The feedback round under way: its due time, the servos not read yet, the counts read.
+        self._round_due_s = 0.0
+        self._unread: list[int] = []
+        self._round_counts: dict[int, int] = {}
+        self._feedback_bytes: dict[int, int] = {}   # a read of n servos, with answers [bytes]
         self._next_telemetry_s = 0.0
         self._telemetry_turn = 0
         self.positions: Optional[BusPositions] = None
@@ -148,6 +155,7 @@ class BusScheduler:
         self._goals: dict[int, int] = {}
         self._goal_set: dict[int, int] = {}       # the command (version) that set each goal
         self._move_s = 0.0
+        self._command_s: Optional[float] = None     # when the latest command came
         self._goal_version = 0
         self._goal_written = 0
         self._next_refresh_s = math.inf
@@ -173,6 +181,7 @@ class BusScheduler:
         self._turnaround_s = 0.0
         self.codec.clear()
         self.positions = None
+        self._unread = []
         self._line_free_s = self._next_poll_s = self._next_telemetry_s = now_s
         self._goals.clear()             # stale: a servo holds where it stands until the next
         self._goal_written = self._goal_version
@@ -195,9 +204,13 @@ class BusScheduler:
 
     # -- what the caller wants -------------------------------------------------------------------
 
-    def set_goals(self, goals: Mapping[int, int], move_s: float) -> bool:
+    def set_goals(self, goals: Mapping[int, int], move_s: float,
+                  now_s: Optional[float] = None) -> bool:
         """Store goals [counts] by id, merged into the earlier ones; latest wins.
 
+        :param now_s: when the command came (the link's clock); the command stream that reads
+            keep out of is timed by the commands' arrivals, not by their writes, which a read
+            still out may delay (None: by the write)
         :returns: True if an earlier command was still unsent (it is replaced)
         :raises ValueError: on an unknown id or a count the goal register cannot hold
         """
@@ -213,6 +226,7 @@ class BusScheduler:
         self._goals.update({servo_id: int(count) for servo_id, count in goals.items()})
         self._goal_set.update({servo_id: self._goal_version + 1 for servo_id in goals})
         self._move_s = move_s
+        self._command_s = now_s
         self._goal_version += 1
         self.count.commands += 1
         if pending:
@@ -331,9 +345,10 @@ class BusScheduler:
         request = self._task_request(now_s)
         if request is not None:
             return request
-        if self._poll_due(now_s):
-            self._take_feedback_turn(now_s)
-            return self._feedback_request()
+        if self.options.poll_hz and self.admitted():
+            at_s, size = self._feedback_plan(now_s)
+            if now_s >= at_s:
+                return self._feedback_request(now_s, size)
         if self._goals_due(now_s):
             return self._goal_request(now_s)
         if self._telemetry_due(now_s):
@@ -413,23 +428,43 @@ class BusScheduler:
 
     # -- feedback, goals, telemetry ---------------------------------------------------------------
 
-    def _poll_at(self, now_s: float) -> float:
-        """Return when the feedback read may go (see rule 3 of the module docstring).
+    def _feedback_plan(self, now_s: float) -> tuple[float, int]:
+        """Return when the next feedback read may go and how many servos of its round it reads.
 
-        Its time, if no commands stream, if it rides right behind the command just written,
-        or if it ends before the next command is expected; else when the stream stops, a
-        command comes first (it wakes the link), or the read is a poll period late.
+        See rule 3 of the module docstring. A round (every admitted servo) starts on the
+        feedback grid. Its servos are read all at once where no commands stream; else as
+        many as end before the next command is expected; else, right behind a command or
+        once the round is a poll period late, one servo: a read of six Dynamixel servos
+        (1.1 ms on the line) right behind a sync write (0.68 ms) still held the next
+        command of a 500 Hz stream. Else it waits for the stream to stop, a command to
+        come first (it wakes the link), or the round to be a period late.
         """
+        unread = self._unread or self.admitted()
+        if not self._unread and now_s < self._next_poll_s:
+            return self._next_poll_s, len(unread)
         stream = self._stream
-        if (not stream.streaming(now_s) or stream.right_behind(now_s)
-                or self._fits(now_s, self._feedback_request())):
-            return self._next_poll_s
-        period = 1.0 / self.options.poll_hz
-        return max(self._next_poll_s, min(self._next_poll_s + period, stream.stops_s()))
+        if not stream.streaming(now_s):
+            return now_s, len(unread)
+        fitting = next((size for size in range(len(unread), 0, -1)
+                        if self._read_fits(now_s, size)), 0)
+        if fitting:
+            return now_s, fitting
+        late_s = (self._round_due_s if self._unread else self._next_poll_s) + (
+            1.0 / self.options.poll_hz)
+        if stream.right_behind(now_s) or now_s >= late_s:
+            return now_s, 1
+        return min(late_s, stream.stops_s()), 1
 
-    def _poll_due(self, now_s: float) -> bool:
-        return bool(self.options.poll_hz) and bool(self.admitted()) and now_s >= self._poll_at(
-            now_s)
+    def _read_fits(self, now_s: float, size: int) -> bool:
+        """Return True if a feedback read of ``size`` servos ends before the next command."""
+        line = self._feedback_bytes.get(size)
+        if line is None:
+            register = self.table.present_position
+            line = self._feedback_bytes[size] = (
+                len(self.codec.sync_read(register.address, register.size, self.ids[:size]))
+                + size * self.codec.status_size(register.size))
+        end_s = max(now_s, self._line_free_s) + line * self._byte_s + self._turnaround_s
+        return self._stream.fits(now_s, end_s)
 
     def _fits(self, now_s: float, request: Request) -> bool:
         """Return True if ``request`` and its answers end before the next command is expected.
@@ -450,25 +485,33 @@ class BusScheduler:
             end_s += self._turnaround_s
         return self._stream.fits(now_s, end_s)
 
-    def _take_feedback_turn(self, now_s: float) -> None:
-        """Move the feedback grid on: a period later, or a period from now if it fell behind."""
-        period = 1.0 / self.options.poll_hz
-        self._next_poll_s = max(self._next_poll_s + period, now_s)
+    def _feedback_request(self, now_s: float, size: int) -> Request:
+        """Return the sync read of the next ``size`` servos of the feedback round.
 
-    def _feedback_request(self) -> Request:
-        """Return the sync read of every admitted servo's present position."""
-        ids = self.admitted()
-        register = self.table.present_position
+        The round's first read starts it (and moves the feedback grid on: a period later, or a
+        period from now if it fell behind); its last read's answers are the round's positions.
+        """
         if not self.codec.SYNC_READ:
             raise ValueError(f'{type(self.codec).__name__} has no sync read')
+        if not self._unread:
+            self._round_due_s = self._next_poll_s
+            self._next_poll_s = max(self._next_poll_s + 1.0 / self.options.poll_hz, now_s)
+            self._unread = list(self.admitted())
+            self._round_counts = {}
+        admitted = self.admitted()
+        ids = tuple(servo_id for servo_id in self._unread if servo_id in admitted)[:size]
+        self._unread = [servo_id for servo_id in self._unread[size:] if servo_id in admitted]
+        last = not self._unread
+        register = self.table.present_position
+        counts = self._round_counts
 
         def done(statuses: dict[int, StatusPacket], stamp_s: float) -> None:
-            counts = {}
             for servo_id, status in statuses.items():
                 servo = self._servos[servo_id]
                 if len(status.params) == register.size:
                     servo.present = counts[servo_id] = register.decode(status.params)
-            self.positions = BusPositions(counts, stamp_s)
+            if last:
+                self.positions = BusPositions(counts, stamp_s)
 
         return Request('positions', self.codec.sync_read(register.address, register.size, ids),
                        ids, len(ids) * self.codec.status_size(register.size),
@@ -500,7 +543,7 @@ class BusScheduler:
             data[servo.id] = goal_block(servo.table, goal, speed)
             servo.goal, servo.speed = goal, speed
         if self.goals_unsent():          # a command (not a refresh): part of the stream
-            self._stream.command(now_s)
+            self._stream.command(now_s if self._command_s is None else self._command_s)
         self._goal_written = self._goal_version
         self._next_refresh_s = now_s + GOAL_REFRESH_S
         return Request('goals', self.codec.sync_write(address, size, data))
@@ -633,7 +676,7 @@ class BusScheduler:
                   if s.lost_since is not None and not s.busy]
         if self.admitted():
             if self.options.poll_hz:
-                timers.append(self._poll_at(now_s))
+                timers.append(self._feedback_plan(now_s)[0])
             if self.telemetry_hz:
                 timers.append(self._telemetry_at(now_s))
             if self._writable():
