@@ -6,11 +6,14 @@ figure, and the spread (lowest–highest) of the p99. Figures of a busy machine 
 the median and spread. ``--runs``: one row per layout, protocol and rate of a full run.
 ``--rates``: per step several runs (a glob, the repeats of an A/B/A/B alternation), one row
 per step and layout with the p50 and p99 at each rate: medians over protocols and repeats,
-the p99's spread over the repeats' medians, and the load average of the runs.
+the p99's spread over the repeats' medians, and the load average of the runs. ``--cells``:
+several runs (of other rates or layouts) merged, one row per layout and protocol with the
+p50 / p99 and the targets measured at every rate, a p99 above the goal (2 ms) in bold.
 
     .venv/bin/python bench/step_table.py 'label=bench/out/step_a.json' ...
     .venv/bin/python bench/step_table.py --runs bench/out/e2e_latency.json
     .venv/bin/python bench/step_table.py --rates 'label=bench/out/step_a_*.json' ...
+    .venv/bin/python bench/step_table.py --cells bench/out/long_*.json
 """
 
 import glob
@@ -92,10 +95,44 @@ def rates_table(arguments: list[str]) -> list[str]:
     return lines
 
 
+GOAL_P99_MS = 2.0       # issue 24.7: p99 <= 2 ms at every rate, layout and protocol
+
+
+def cells_table(paths: list[str]) -> list[str]:
+    """Return one row per layout and protocol, every rate of the runs in ``paths`` merged."""
+    cells: dict[tuple[str, str], dict[float, dict]] = {}
+    for path in paths:
+        for result in json.loads(Path(path).read_text(encoding='utf-8')).values():
+            key = (result['layout'], result['protocol'])
+            for rate, figures in result['rates'].items():
+                cells.setdefault(key, {})[float(rate)] = figures
+    rates = sorted({rate for by_rate in cells.values() for rate in by_rate})
+    lines = ['| layout | protocol | ' + ' | '.join(f'{rate:g} Hz p50 / p99 ms (targets)'
+                                                  for rate in rates) + ' |',
+             '|---|---|' + '---:|' * len(rates)]
+    for (layout, protocol), by_rate in sorted(cells.items(), key=lambda item: (
+            item[0][0] != 'two_process', item[0][1])):
+        shown = []
+        for rate in rates:
+            figures = by_rate.get(rate)
+            if figures is None:
+                shown.append('–')
+                continue
+            p99 = f'{figures["p99_ms"]:.2f}'
+            shown.append(f'{figures["p50_ms"]:.2f} / '
+                         f'{f"**{p99}**" if figures["p99_ms"] > GOAL_P99_MS else p99} '
+                         f'({figures["sent"]})')
+        lines.append(f'| {layout} | {protocol} | ' + ' | '.join(shown) + ' |')
+    return lines
+
+
 def main() -> None:
     """Print the table of the steps named on the command line, in order (or ``--runs``)."""
     if sys.argv[1:2] == ['--runs']:
         print('\n'.join(runs_table(json.loads(Path(sys.argv[2]).read_text(encoding='utf-8')))))
+        return
+    if sys.argv[1:2] == ['--cells']:
+        print('\n'.join(cells_table(sys.argv[2:])))
         return
     if sys.argv[1:2] == ['--rates']:
         print('\n'.join(rates_table(sys.argv[2:])))
