@@ -27,8 +27,9 @@ Rules, in order of priority, whenever the line is free:
    after the shortest recent gap, bus_stream) the round's servos are read where the read
    ends before the next command, as many at a time as fit; where none fits, one servo right
    behind a command, in the gap before the one after; at most a poll period late (so a
-   saturated line still carries reads), then one servo goes first. The round's last
-   answers are its positions.
+   saturated line still carries reads), then one servo goes first; before that, a command
+   waiting goes first (the link's thread may wake a little late for a read). The round's
+   last answers are its positions.
 4. **Goals.** ONE sync write carries every admitted servo's goal (position and speed), as
    soon as the line is free after :meth:`BusScheduler.set_goals`; a newer command replaces an
    unsent one (latest wins). Nothing acknowledges a sync write, so while torque is on the
@@ -347,7 +348,9 @@ class BusScheduler:
             return request
         if self.options.poll_hz and self.admitted():
             at_s, size = self._feedback_plan(now_s)
-            if now_s >= at_s:
+            # a command waiting goes first (the link's thread woke late for the read)
+            waiting = self.goals_unsent() and bool(self._writable())
+            if now_s >= at_s and (not waiting or now_s >= self._round_late_s()):
                 return self._feedback_request(now_s, size)
         if self._goals_due(now_s):
             return self._goal_request(now_s)
@@ -449,11 +452,15 @@ class BusScheduler:
                         if self._read_fits(now_s, size)), 0)
         if fitting:
             return now_s, fitting
-        late_s = (self._round_due_s if self._unread else self._next_poll_s) + (
-            1.0 / self.options.poll_hz)
+        late_s = self._round_late_s()
         if stream.right_behind(now_s) or now_s >= late_s:
             return now_s, 1
         return min(late_s, stream.stops_s()), 1
+
+    def _round_late_s(self) -> float:
+        """Return when the feedback round under way (or due next) is a poll period late."""
+        due_s = self._round_due_s if self._unread else self._next_poll_s
+        return due_s + 1.0 / self.options.poll_hz
 
     def _read_fits(self, now_s: float, size: int) -> bool:
         """Return True if a feedback read of ``size`` servos ends before the next command."""

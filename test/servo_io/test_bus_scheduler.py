@@ -359,6 +359,27 @@ def test_a_read_keeps_out_of_a_command_that_comes_early(protocol, rate_hz, phase
 
 
 @BUSES
+def test_a_command_goes_before_a_read_that_fell_due_while_the_link_thread_slept(protocol):
+    """The link's thread wakes a little late for a read; a command that came meanwhile first."""
+    wire = _admitted(protocol, telemetry_hz=0.0)
+    start = wire.now
+    for tick in range(5):                       # a 20 Hz stream
+        wire.run_until(start + tick * 0.05)
+        wire.scheduler.set_goals({1: 2000 + tick}, 0.05, wire.now)
+        wire.step()
+    due = wire.scheduler.wake_at(wire.now)      # the next feedback read
+    assert due < start + 0.25, 'a read falls due before the next command'
+    wire.run_until(due - 1e-6)
+    wire.now = due + 0.0001                     # the thread slept past it; a command came
+    wire.scheduler.set_goals({1: 2100}, 0.05, wire.now)
+    sent = len(wire.sent)
+    wire.step()
+    wire.run_for(0.005)
+    assert [Instruction(s.packet.instruction) for s in wire.sent[sent:]][:2] == [
+        Instruction.SYNC_WRITE, Instruction.SYNC_READ], 'the command, then the read behind it'
+
+
+@BUSES
 def test_a_goal_stream_with_feedback_leaves_no_reference_cycles(protocol):
     """Each sync write and sync read is freed as soon as it is done, not by the collector."""
     wire = _admitted(protocol)
