@@ -43,6 +43,7 @@ from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.wake_latency import hold_wake_latency
+from fabrik_ros.nodes.warm_up import WarmUp
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -144,6 +145,8 @@ class ServoDriverNode(ConfiguredNode):
         self._diagnostics_pacer = self._gap_work.add(self._parameter('diagnostics_period_s'),
                                                      self._publish_diagnostics)
         self._commands_by_call = False      # fabrik_arm: the published copies are no events
+        self._command_seen: Optional[bytes] = None     # read again before the next (WarmUp)
+        self._warm_up = WarmUp(self, self._convert_unsent)
         self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
         self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
 
@@ -307,6 +310,7 @@ class ServoDriverNode(ConfiguredNode):
         """Take a serialized joint_commands message (see serialized_joint_states)."""
         positions = self._command_bytes.positions_of(serialized)
         if positions is not None:
+            self._command_seen = serialized
             self._core.take_commands(self._command_bytes.names, positions)
         else:
             try:
@@ -318,6 +322,7 @@ class ServoDriverNode(ConfiguredNode):
             self._core.take_commands(msg.name, msg.position)
         if not self._commands_by_call:
             self._gap_work.after_target()
+            self._warm_up.after_target()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -331,6 +336,13 @@ class ServoDriverNode(ConfiguredNode):
         self._commands_by_call = True
         self._core.command(angles_rad)
         self._gap_work.after_target()
+        self._warm_up.after_target()
+
+    def _convert_unsent(self) -> None:
+        """Read the latest command's bytes and convert its target to units, unsent (WarmUp)."""
+        if self._command_seen is not None:
+            self._command_bytes.positions_of(self._command_seen)
+        self._core.convert_target()
 
     def _on_control_timer(self) -> None:
         self._core.tick()

@@ -55,6 +55,7 @@ from fabrik_ros.nodes.targets import (
     target_from_pose,
 )
 from fabrik_ros.nodes.wake_latency import hold_wake_latency
+from fabrik_ros.nodes.warm_up import WarmUp
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -149,6 +150,10 @@ class FabrikIkNode(ConfiguredNode):
         self._diagnostics_pacer = self._gap_work.add(self._diagnostics_period_s,
                                                      self._publish_diagnostics)
         self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
+        # The latest target's point bytes and what was solved, solved again before the next
+        self._point_seen: Optional[bytes] = None
+        self._solved: Optional[tuple] = None
+        self._warm_up = WarmUp(self, self._solve_unpublished)
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True)
@@ -223,6 +228,7 @@ class FabrikIkNode(ConfiguredNode):
         """
         point = self._point_bytes.point_of(serialized)
         if point is not None:
+            self._point_seen = serialized
             return target_from_base_point(point, topic=topic)
         msg = deserialized(serialized, PointStamped, topic=topic)
         return target_from_point(msg, self._arm.base_frame, topic=topic)
@@ -363,7 +369,9 @@ class FabrikIkNode(ConfiguredNode):
         if not result.reached or _approach_missed(result):
             self._warn_unreached(source, position_m, approach, result, seed)
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
+        self._solved = (position_m, approach)
         self._gap_work.after_target()
+        self._warm_up.after_target()
         if self._unpublished is not None and self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
@@ -409,6 +417,14 @@ class FabrikIkNode(ConfiguredNode):
                     reasons.append(f'{joint.name} at its {word} limit, '
                                    f'{math.degrees(end):.1f} deg')
         return f' ({"; ".join(reasons)})' if reasons else ''
+
+    def _solve_unpublished(self) -> None:
+        """Read the latest point and solve it again, nothing published (WarmUp)."""
+        if self._point_seen is not None:
+            self._point_bytes.point_of(self._point_seen)
+        if self._solved is not None:
+            position_m, approach = self._solved
+            self._arm.ik(position_m, self._last_command, approach=approach)
 
     def _on_marker_timer(self) -> None:
         """Publish the newest solution if one came since the last; else rest until one does.
