@@ -1,0 +1,57 @@
+"""WarmUp: the target path warmed once before each streamed target, on real rclpy timers."""
+
+import math
+import time
+
+import pytest
+
+from fabrik_ros.nodes.gap_pacer import FAST_S
+from fabrik_ros.nodes.warm_up import LEAD_S, SLOWEST_S, warm_up_delay_s, WarmUp
+
+
+@pytest.mark.parametrize('interval_s', [FAST_S, 0.02, 0.05, SLOWEST_S])
+def test_a_stream_is_warmed_up_its_lead_before_the_next_target(interval_s):
+    assert warm_up_delay_s(interval_s) == pytest.approx(interval_s - LEAD_S)
+
+
+@pytest.mark.parametrize('interval_s', [0.0, 0.002, FAST_S * 0.99, SLOWEST_S * 1.01, math.inf])
+def test_fast_streams_and_lone_targets_are_not_warmed_up(interval_s):
+    assert math.isnan(warm_up_delay_s(interval_s))
+
+
+def _stream(ros, rate_hz: float, seconds: float, linger_s: float = 0.3):
+    """Stream targets from a timer; return the targets' and the warm-ups' times."""
+    node = ros.probe('warm_up')
+    targets: list[float] = []
+    warmed: list[float] = []
+    warm_up = WarmUp(node, lambda: warmed.append(time.monotonic()))
+
+    def target() -> None:
+        if time.monotonic() < end_s:
+            targets.append(time.monotonic())
+            warm_up.after_target()
+
+    node.create_timer(1.0 / rate_hz, target)
+    end_s = time.monotonic() + seconds
+    ros.spin_until(lambda: time.monotonic() > end_s + linger_s, timeout_s=seconds + 10.0,
+                   what=f'{seconds} s of targets at {rate_hz} Hz')
+    return targets, warmed
+
+
+@pytest.mark.parametrize('rate_hz', [20.0, 50.0])
+def test_at_ordinary_rates_each_gap_ends_with_one_warm_up(ros, rate_hz):
+    targets, warmed = _stream(ros, rate_hz, 1.0)
+    assert len(warmed) >= len(targets) // 2, f'{len(warmed)} warm-ups for {len(targets)} targets'
+    for at in warmed:
+        before = max(t for t in targets if t < at)
+        assert at - before >= 0.5 / rate_hz, 'not right after a target: before the next'
+    gaps_warmed = [max(t for t in targets if t < at) for at in warmed]
+    assert len(gaps_warmed) == len(set(gaps_warmed)), 'once per gap'
+    after_last = [at for at in warmed if at > targets[-1]]
+    assert len(after_last) <= 1, 'the stream stopped: at most the one warm-up it expected'
+
+
+def test_a_fast_stream_is_not_warmed_up(ros):
+    targets, warmed = _stream(ros, 500.0, 0.5)
+    # a busy machine may hold the timer back past FAST_S now and then
+    assert len(targets) > 50 and len(warmed) <= len(targets) // 20
