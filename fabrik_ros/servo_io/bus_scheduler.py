@@ -470,8 +470,7 @@ class BusScheduler:
             line = self._feedback_bytes[size] = (
                 len(self.codec.sync_read(register.address, register.size, self.ids[:size]))
                 + size * self.codec.status_size(register.size))
-        end_s = max(now_s, self._line_free_s) + line * self._byte_s + self._turnaround_s
-        return self._stream.fits(now_s, end_s)
+        return self._line_fits(now_s, line, answered=True)
 
     def _fits(self, now_s: float, request: Request) -> bool:
         """Return True if ``request`` and its answers end before the next command is expected.
@@ -486,9 +485,13 @@ class BusScheduler:
         machine) would keep the reads from fitting anywhere, and each would then go a poll
         period late, in a command's way.
         """
-        bytes_on_line = len(request.data) + request.answer_bytes
-        end_s = max(now_s, self._line_free_s) + bytes_on_line * self._byte_s
-        if request.expect:
+        return self._line_fits(now_s, len(request.data) + request.answer_bytes,
+                               answered=bool(request.expect))
+
+    def _line_fits(self, now_s: float, line_bytes: int, *, answered: bool) -> bool:
+        """Return True if ``line_bytes`` (and, if ``answered``, the turnaround) end in time."""
+        end_s = max(now_s, self._line_free_s) + line_bytes * self._byte_s
+        if answered:
             end_s += self._turnaround_s
         return self._stream.fits(now_s, end_s)
 
@@ -500,12 +503,12 @@ class BusScheduler:
         """
         if not self.codec.SYNC_READ:
             raise ValueError(f'{type(self.codec).__name__} has no sync read')
+        admitted = self.admitted()
         if not self._unread:
             self._round_due_s = self._next_poll_s
             self._next_poll_s = max(self._next_poll_s + 1.0 / self.options.poll_hz, now_s)
-            self._unread = list(self.admitted())
+            self._unread = list(admitted)
             self._round_counts = {}
-        admitted = self.admitted()
         ids = tuple(servo_id for servo_id in self._unread if servo_id in admitted)[:size]
         self._unread = [servo_id for servo_id in self._unread[size:] if servo_id in admitted]
         last = not self._unread
