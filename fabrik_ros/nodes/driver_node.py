@@ -312,7 +312,6 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_joint_commands(self, serialized: bytes) -> None:
         """Take a serialized joint_commands message (see serialized_joint_states)."""
-        arrived_s = time.monotonic()
         positions = self._command_bytes.positions_of(serialized)
         if positions is not None:
             self._command_seen = serialized
@@ -327,7 +326,7 @@ class ServoDriverNode(ConfiguredNode):
             self._core.take_commands(msg.name, msg.position)
         if not self._commands_by_call:
             self._gap_work.after_target()
-            self._warm_up.after_target(arrived_s)
+            self._warm_up.after_target()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -338,11 +337,10 @@ class ServoDriverNode(ConfiguredNode):
 
         :raises ValueError: if there is not one finite angle per joint
         """
-        arrived_s = time.monotonic()
         self._commands_by_call = True
         self._core.command(angles_rad)
         self._gap_work.after_target()
-        self._warm_up.after_target(arrived_s)
+        self._warm_up.after_target()
 
     def _convert_unsent(self) -> None:
         """Read the latest command's bytes and convert its target to units, unsent (WarmUp)."""

@@ -246,11 +246,10 @@ class FabrikIkNode(ConfiguredNode):
 
     def _accept(self, read: Callable[[], Target], source: str) -> None:
         """Solve the target ``read`` returns; a target message or solver refusal is dropped."""
-        arrived_s = time.monotonic()
         try:
             target = read()
             self._stop_path()
-            self._solve(target.position_m, target.approach, source, arrived_s)
+            self._solve(target.position_m, target.approach, source)
         except TargetError as error:
             self._reject(error)
             return
@@ -301,14 +300,13 @@ class FabrikIkNode(ConfiguredNode):
         return self._follower
 
     def _on_path_timer(self) -> None:
-        arrived_s = time.monotonic()
         follower = self._follower or self._take_prepared_path()
         if follower is None:
             return
         elapsed_s = self._now_s() - self._path_started_s
         done = elapsed_s >= follower.duration_s
         try:
-            self._solve(follower.position_at(elapsed_s), None, self._path_topic, arrived_s)
+            self._solve(follower.position_at(elapsed_s), None, self._path_topic)
         except TargetError as error:
             self._reject(error)
             done = True
@@ -351,7 +349,7 @@ class FabrikIkNode(ConfiguredNode):
             return self._last_command
         return self._joint_states or self._last_command
 
-    def _solve(self, position_m, approach, source: str, arrived_s: float) -> IkResult:
+    def _solve(self, position_m, approach, source: str) -> IkResult:
         """Solve, publish the command, then keep the figures and note the markers to draw.
 
         The command goes out first: what follows is bookkeeping the servos need not wait for.
@@ -375,7 +373,7 @@ class FabrikIkNode(ConfiguredNode):
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
         self._solved = (position_m, approach)
         self._gap_work.after_target()
-        self._warm_up.after_target(arrived_s)
+        self._warm_up.after_target()
         if self._unpublished is not None and self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result

@@ -72,17 +72,11 @@ class WarmUp:
         self._timer = node.create_timer(self._period_s, self._on_timer)
         self._timer.cancel()
 
-    def after_target(self, arrived_s: float) -> None:
-        """Note a target just handled: warm up before the next one, if a stream runs.
-
-        :param arrived_s: when the target's callback began (``time.monotonic()``). Timed from
-            the end of its handling instead, the warm-up came later by that handling (0.3-0.5
-            ms), and in fabrik_arm, whose two warm-ups run one after the other, one target in
-            six found them still running.
-        """
-        delay_s = warm_up_delay_s(arrived_s - self._target_s)
-        self._target_s = arrived_s
-        delay_s -= time.monotonic() - arrived_s     # the handling took part of the wait
+    def after_target(self) -> None:
+        """Note a target just handled: warm up before the next one, if a stream runs."""
+        now_s = time.monotonic()
+        delay_s = warm_up_delay_s(now_s - self._target_s)
+        self._target_s = now_s
         if math.isnan(delay_s):
             self._timer.cancel()
             return
