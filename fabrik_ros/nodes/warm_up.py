@@ -9,8 +9,9 @@ node's pure part of a target's way (no message, no motion) :data:`LEAD_S` before
 target is expected, one interval after the last. Faster streams keep the process warm; slower
 ones are no stream to expect a target from.
 
-The hop between two nodes is cold as well: at a 50 ms gap fabrik_ik's publish of a joint
-command took about 0.16 ms, 0.04 ms after a publish to the same reader process 1.5 ms before.
+The hop between two nodes is cold as well: after 50 ms idle, publishing a joint command to
+another process took 0.26 ms (median), 0.13 ms after a publish nobody reads 1.5 ms before,
+and 0.07 ms after one to the same reader process (``bench/hop_cold.py``).
 So fabrik_ik's warm-up also publishes its last command again, on a hidden topic beside
 joint_commands (:func:`warm_up_topic`) that only servo_driver reads: the message warms
 fabrik_ik's way out and servo_driver's way in, and servo_driver warms its own part on it
