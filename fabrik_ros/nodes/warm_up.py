@@ -5,8 +5,8 @@ busy: the caches and branch history hold other work after 20-50 ms (docs/perform
 In fabrik_ik, in-process at a 50 ms gap, parsing a target point took 74 µs and the solve 162
 µs; run on the previous target 1.5 ms before, 18 and 25 µs (``bench/idle_cost.py`` shows the
 effect without ROS). So while targets stream at ordinary rates, :class:`WarmUp` runs the
-node's pure part of a target's way (no message, no motion) :data:`LEAD_S` before the next
-target is expected, one interval after the last. Faster streams keep the process warm; slower
+node's pure part of a target's way (no joint command, no motion) :data:`LEAD_S` before the
+next target is expected, one interval after the last. Faster streams keep the process warm; slower
 ones are no stream to expect a target from.
 
 The hop between two nodes is cold as well: after 50 ms idle, publishing a joint command to
@@ -62,8 +62,8 @@ class WarmUp:
 
     :param node: the node whose executor runs the timer (the target's own thread: the warm-up
         never runs beside a target)
-    :param warm: the pure part of a target's way, on the latest target; it must not publish,
-        move or log
+    :param warm: the pure part of a target's way, on the latest target; it must not move or
+        log, nor publish but on the warm-up topic
     """
 
     def __init__(self, node: Node, warm: Callable[[], None]) -> None:
