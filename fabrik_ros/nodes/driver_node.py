@@ -43,7 +43,7 @@ from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.wake_latency import hold_wake_latency
-from fabrik_ros.nodes.warm_up import WarmUp
+from fabrik_ros.nodes.warm_up import warm_up_topic, WarmUp
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -147,6 +147,10 @@ class ServoDriverNode(ConfiguredNode):
         self._commands_by_call = False      # fabrik_arm: the published copies are no events
         self._command_seen: Optional[bytes] = None     # read again before the next (WarmUp)
         self._warm_up = WarmUp(self, self._convert_unsent)
+        # fabrik_ik's warm-ups: only their arrival counts, never their content
+        self.create_subscription(JointState, warm_up_topic(self, 'joint_commands'),
+                                 lambda _serialized: self._warm_up.upstream_warms_up(), 1,
+                                 raw=True)
         self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
         self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
 

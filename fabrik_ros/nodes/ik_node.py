@@ -55,7 +55,7 @@ from fabrik_ros.nodes.targets import (
     target_from_pose,
 )
 from fabrik_ros.nodes.wake_latency import hold_wake_latency
-from fabrik_ros.nodes.warm_up import WarmUp
+from fabrik_ros.nodes.warm_up import warm_up_topic, WarmUp
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -154,6 +154,9 @@ class FabrikIkNode(ConfiguredNode):
         self._point_seen: Optional[bytes] = None
         self._solved: Optional[tuple] = None
         self._warm_up = WarmUp(self, self._solve_unpublished)
+        # servo_driver's warm-up: none where the command is handed over by a call (fabrik_arm)
+        self._warm_up_commands = None if command_sink is not None else self.create_publisher(
+            JointState, warm_up_topic(self, 'joint_commands'), 1)
         self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True)
@@ -362,8 +365,7 @@ class FabrikIkNode(ConfiguredNode):
         self._last_command_s = time.monotonic()
         if self._command_sink is not None:
             self._command_sink(command)
-        self._commands.publish(self._command_bytes.serialize(
-            command, self.get_clock().now().nanoseconds))
+        self._commands.publish(self._command_message(command))
         self._stats.record(reached=result.reached, error_m=result.residual_m, solve_s=solve_s)
         self._last_approach_error_rad = result.approach_error_rad
         if not result.reached or _approach_missed(result):
@@ -418,13 +420,23 @@ class FabrikIkNode(ConfiguredNode):
                                    f'{math.degrees(end):.1f} deg')
         return f' ({"; ".join(reasons)})' if reasons else ''
 
+    def _command_message(self, command: tuple[float, ...]) -> bytes:
+        return self._command_bytes.serialize(command, self.get_clock().now().nanoseconds)
+
     def _solve_unpublished(self) -> None:
-        """Read the latest point and solve it again, nothing published (WarmUp)."""
+        """Read the latest point and solve it again (WarmUp); no joint command is published.
+
+        The last command goes out again on the warm-up topic, for servo_driver's warm-up.
+        """
         if self._point_seen is not None:
             self._point_bytes.point_of(self._point_seen)
         if self._solved is not None:
             position_m, approach = self._solved
             self._arm.ik(position_m, self._last_command, approach=approach)
+        if self._last_command is not None:
+            message = self._command_message(self._last_command)
+            if self._warm_up_commands is not None:
+                self._warm_up_commands.publish(message)
 
     def _on_marker_timer(self) -> None:
         """Publish the newest solution if one came since the last; else rest until one does.

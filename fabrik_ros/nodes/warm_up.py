@@ -5,9 +5,17 @@ busy: the caches and branch history hold other work after 20-50 ms (docs/perform
 In fabrik_ik, in-process at a 50 ms gap, parsing a target point took 74 µs and the solve 162
 µs; run on the previous target 1.5 ms before, 18 and 25 µs (``bench/idle_cost.py`` shows the
 effect without ROS). So while targets stream at ordinary rates, :class:`WarmUp` runs the
-node's pure part of a target's way (no message, no motion) :data:`LEAD_S` before the next
-target is expected, one interval after the last. Faster streams keep the process warm; slower
+node's pure part of a target's way (no joint command, no motion) :data:`LEAD_S` before the
+next target is expected, one interval after the last. Faster streams keep the process warm; slower
 ones are no stream to expect a target from.
+
+The hop between two nodes is cold as well: after 50 ms idle, publishing a joint command to
+another process took 0.26 ms (median), 0.13 ms after a publish nobody reads 1.5 ms before,
+and 0.07 ms after one to the same reader process (``bench/hop_cold.py``).
+So fabrik_ik's warm-up also publishes its last command again, on a hidden topic beside
+joint_commands (:func:`warm_up_topic`) that only servo_driver reads: the message warms
+fabrik_ik's way out and servo_driver's way in, and servo_driver warms its own part on it
+(:meth:`WarmUp.upstream_warms_up`). Its content moves nothing.
 """
 
 from collections.abc import Callable
@@ -28,6 +36,14 @@ SLOWEST_S = 1.0
 PERIOD_TOLERANCE_S = 0.0005
 
 
+def warm_up_topic(node: Node, commands_topic: str) -> str:
+    """Return the hidden topic beside ``commands_topic`` (as remapped) that carries warm-ups.
+
+    A name token that starts with an underscore hides the topic from ``ros2 topic list``.
+    """
+    return node.resolve_topic_name(commands_topic) + '/_warm_up'
+
+
 def warm_up_delay_s(interval_s: float) -> float:
     """Return how long after a target to warm up, from the interval before it; nan: not at all.
 
@@ -46,8 +62,8 @@ class WarmUp:
 
     :param node: the node whose executor runs the timer (the target's own thread: the warm-up
         never runs beside a target)
-    :param warm: the pure part of a target's way, on the latest target; it must not publish,
-        move or log
+    :param warm: the pure part of a target's way, on the latest target; it must not move or
+        log, nor publish but on the warm-up topic
     """
 
     def __init__(self, node: Node, warm: Callable[[], None]) -> None:
@@ -69,6 +85,14 @@ class WarmUp:
             self._period_s = delay_s
             self._timer.timer_period_ns = round(delay_s * 1e9)
         self._timer.reset()
+
+    def upstream_warms_up(self) -> None:
+        """Warm up now: the node upstream warms up for its next target, which comes here next.
+
+        Once per gap, whichever comes first, this or the timer; nothing outside a stream.
+        """
+        if not self._timer.is_canceled():
+            self._on_timer()
 
     def _on_timer(self) -> None:
         self._timer.cancel()            # once per target

@@ -510,3 +510,47 @@ def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
             rig.command(pose)
             rig.wait_board_targets(pose, 'each command')
     assert found[0] == 0
+
+
+def test_warm_ups_on_the_hidden_topic_warm_the_driver_and_their_content_moves_nothing(
+        make_rig, monkeypatch):
+    """fabrik_ik's warm-up messages only say when: POSE_B or garbage in them never moves."""
+    warmed = []
+    convert = ServoDriverNode._convert_unsent
+    monkeypatch.setattr(ServoDriverNode, '_convert_unsent',
+                        lambda self: (warmed.append(time.monotonic()), convert(self)))
+    rig = make_rig(Protocol.NATIVE)
+    rig.wait_board_targets(ARM.home, 'home')
+    warm_ups = rig.probe.create_publisher(JointState, f'{rig.ros.namespace}/joint_commands/'
+                                          '_warm_up', 10)
+    rig.ros.spin_until(lambda: warm_ups.get_subscription_count() > 0, timeout_s=10.0,
+                       what='servo_driver to subscribe the warm-up topic')
+    sent = []
+
+    def warm_up() -> None:      # late in the gap, as fabrik_ik's
+        warm_up_timer.cancel()
+        warm_ups.publish(JointState(name=list(ARM.joint_names), position=list(POSE_B)))
+        warm_ups.publish(b'\x00\x01\x00\x00' + b'\xff' * 40)
+
+    warm_up_timer = rig.probe.create_timer(0.035, warm_up)
+    warm_up_timer.cancel()
+
+    def command() -> None:
+        if len(sent) < 20:
+            rig.commands.publish(JointState(name=list(ARM.joint_names), position=list(POSE_A)))
+            sent.append(time.monotonic())
+            warm_up_timer.reset()
+
+    rig.command(POSE_A)
+    rig.probe.create_timer(0.05, command)
+    rig.ros.spin_until(lambda: len(sent) >= 20 and time.monotonic() > sent[-1] + 0.1,
+                       timeout_s=20.0, what='20 commands at 20 Hz and their warm-ups',
+                       during=lambda: _assert_not_pose_b(rig))
+    assert list(rig.board.targets()[:LAYOUT.channels]) == _pulses(POSE_A)
+    assert 10 <= len(warmed) <= len(sent), f'{len(warmed)} warm-ups in 19 gaps: once per gap'
+    rig.command(POSE_B)
+    rig.wait_board_targets(POSE_B, 'POSE_B, commanded on joint_commands after the warm-ups')
+
+
+def _assert_not_pose_b(rig) -> None:
+    assert list(rig.board.targets()[:LAYOUT.channels]) != _pulses(POSE_B), 'moved by a warm-up'

@@ -474,3 +474,47 @@ def test_a_target_stream_leaves_no_reference_cycles(ros, arm_args):
             rig.publish('target_point', PointStamped, target)
             rig.wait_for_commands(count)
     assert found[0] == 0
+
+
+def _stream_points(ros, probe, publisher, rate_hz: float, count: int) -> list[float]:
+    """Publish ``count`` reachable points at ``rate_hz`` from a timer; return their times."""
+    sent: list[float] = []
+
+    def tick() -> None:
+        if len(sent) < count:
+            x = 0.13 + 0.03 * (len(sent) % 3)
+            publisher.publish(_point((x, 0.0, 0.1)))
+            sent.append(time.monotonic())
+
+    probe.create_timer(1.0 / rate_hz, tick)
+    ros.spin_until(lambda: len(sent) >= count, timeout_s=20.0, what=f'{count} targets sent')
+    return sent
+
+
+@pytest.mark.parametrize('composed', [False, True], ids=['two_process', 'fabrik_arm'])
+def test_a_stream_sends_servo_driver_the_last_command_as_a_hidden_warm_up_before_the_next(
+        ros, arm_args, composed):
+    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args,
+                         command_sink=(lambda _command: None) if composed else None))
+    probe = ros.probe()
+    commands, warm_ups = [], []
+    probe.create_subscription(JointState, 'joint_commands',
+                              lambda m: commands.append((time.monotonic(), m)), 10)
+    topic = f'{ros.namespace}/joint_commands/_warm_up'
+    probe.create_subscription(JointState, topic,
+                              lambda m: warm_ups.append((time.monotonic(), m)), 10)
+    publisher = probe.create_publisher(PointStamped, 'target_point', 10)
+    ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
+                   what='fabrik_ik to subscribe target_point')
+    _stream_points(ros, probe, publisher, 20.0, 20)
+    ros.spin_until(lambda: len(commands) >= 20, timeout_s=10.0, what='20 joint commands')
+    if composed:
+        assert not warm_ups, 'the driver in the process takes commands by call: no warm-up'
+        return
+    assert len(warm_ups) >= 10, f'{len(warm_ups)} warm-ups for 20 targets at 20 Hz'
+    times = [t for t, _ in commands]
+    for at, warm_up in warm_ups:
+        before = [m for t, m in commands if t < at]
+        assert before and at - max(t for t in times if t < at) > 0.025, 'late in the gap'
+        assert list(warm_up.position) == list(before[-1].position), 'the last command again'
+        assert list(warm_up.name) == list(ARM.joint_names)

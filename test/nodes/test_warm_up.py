@@ -55,3 +55,39 @@ def test_a_fast_stream_is_not_warmed_up(ros):
     targets, warmed = _stream(ros, 500.0, 0.5)
     # a busy machine may hold the timer back past FAST_S now and then
     assert len(targets) > 50 and len(warmed) <= len(targets) // 20
+
+
+
+def test_upstream_warm_ups_replace_the_timers_once_per_gap_and_only_in_a_stream(ros):
+    node = ros.probe('warm_up_upstream')
+    targets: list[float] = []
+    warmed: list[tuple[float, bool]] = []      # (when, by the upstream's call)
+    from_upstream = False
+    warm_up = WarmUp(node, lambda: warmed.append((time.monotonic(), from_upstream)))
+    warm_up.upstream_warms_up()
+    assert not warmed, 'no target yet: no stream to warm up for'
+    interval_s = 0.05
+
+    def upstream() -> None:     # well before this node's own timer would run (LEAD_S)
+        nonlocal from_upstream
+        upstream_timer.cancel()
+        from_upstream = True
+        warm_up.upstream_warms_up()
+        warm_up.upstream_warms_up()      # a second (or hostile) message in the same gap
+        from_upstream = False
+
+    upstream_timer = node.create_timer(interval_s - 4 * LEAD_S, upstream)
+    upstream_timer.cancel()
+
+    def target() -> None:
+        targets.append(time.monotonic())
+        warm_up.after_target()
+        upstream_timer.reset()
+
+    node.create_timer(interval_s, target)
+    ros.spin_until(lambda: len(targets) >= 20, timeout_s=10.0, what='20 targets at 20 Hz')
+    gaps = list(zip(targets, targets[1:], strict=False))
+    per_gap = [[by for at, by in warmed if before < at < after] for before, after in gaps]
+    assert all(len(runs) <= 1 for runs in per_gap), f'once per gap: {per_gap}'
+    # a busy machine may run the upstream's timer after this node's own now and then
+    assert sum(runs == [True] for runs in per_gap) >= len(gaps) // 2, per_gap
