@@ -24,8 +24,9 @@ Rules, in order of priority, whenever the line is free:
 3. **Feedback.** A round of sync reads of every admitted servo's present position when due
    (every ``1 / poll_hz``): one read where no commands stream. A read never holds a command
    back: while commands stream (at least every ``STREAM_GAP_MAX_S``; the next one expected
-   after the shortest recent gap, bus_stream) the round's servos are read where the read
-   ends before the next command, as many at a time as fit; where none fits, one servo right
+   on the beat of the shortest recent gap, held targets skipped, bus_stream) the round's
+   servos are read where the read ends a guard (the host's work on the next command) before
+   that command, as many at a time as fit; where none fits, one servo right
    behind a command, in the gap before the one after; at most a poll period late (so a
    saturated line still carries reads), then one servo goes first; before that, a command
    waiting goes first (the link's thread may wake a little late for a read). The round's
@@ -455,7 +456,7 @@ class BusScheduler:
         late_s = self._round_late_s()
         if stream.right_behind(now_s) or now_s >= late_s:
             return now_s, 1
-        return min(late_s, stream.stops_s()), 1
+        return min(late_s, stream.reconsider_s(now_s)), 1
 
     def _round_late_s(self) -> float:
         """Return when the feedback round under way (or due next) is a poll period late."""
@@ -592,7 +593,7 @@ class BusScheduler:
         if not self._stream.streaming(now_s) or self._fits(now_s,
                                                            self._telemetry_request(now_s)):
             return self._next_telemetry_s
-        return max(self._next_telemetry_s, self._stream.stops_s())
+        return max(self._next_telemetry_s, self._stream.reconsider_s(now_s))
 
     def _telemetry_request(self, now_s: float) -> Request:
         """Return the next telemetry read (:meth:`_take_telemetry_turn` moves the turn on)."""

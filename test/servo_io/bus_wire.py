@@ -89,6 +89,7 @@ class BusWire:
     delay: Callable[[bytes], float] = lambda reply: 0.0
     sent: list[Sent] = field(default_factory=list)
     replies: list[tuple[float, bytes]] = field(default_factory=list)
+    answered_at: list[float] = field(default_factory=list)     # when each reply came in
 
     def __post_init__(self) -> None:
         make_codec, self.table, make_firmware = BUSES[self.protocol]
@@ -111,6 +112,7 @@ class BusWire:
         self.replies = [(at, data) for at, data in self.replies if at > self.now]
         for data in arrived:
             self.codec.feed(data)
+            self.answered_at.append(self.now)
         self.scheduler.received(self.now)
         self.scheduler.expire(self.now)
         while (data := self.scheduler.next_write(self.now)) is not None:

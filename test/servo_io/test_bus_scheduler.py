@@ -8,6 +8,7 @@ import pytest
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS, DEFAULT_FEEDBACK_HZ
 from fabrik_ros.servo_io.bus_scheduler import BusScheduler, GOAL_REFRESH_S
 from fabrik_ros.servo_io.bus_silence import REPING_S
+from fabrik_ros.servo_io.bus_stream import HOST_GUARD_S
 from fabrik_ros.servo_io.link_stats import Counters
 from fabrik_ros.servo_io.protocols.bus_codec import Instruction
 from fabrik_ros.servo_io.protocols.control_tables import STS3215
@@ -276,18 +277,19 @@ def test_servos_missing_at_connect_are_named_and_the_others_run():
         'the handshake pinged; the next ping waits for REPING_S'
 
 
-def _late_commands(wire: BusWire, rate_hz: float, start: float,
-                   jitter_s: float = 0.0) -> list[float]:
+def _late_commands(wire: BusWire, rate_hz: float, start: float, jitter_s: float = 0.0,
+                   held_every: int = 0) -> list[float]:
     """Stream commands for one second from ``start``; return how long those that waited did.
 
     The first two are left out: a stream is known by its first gap.
 
     :param jitter_s: each command comes up to this much early or late (seeded), as commands
         from another process over DDS do
+    :param held_every: every this many ticks no command comes (a target held still)
     """
     rng = random.Random(7)
     waits = []
-    for tick in range(round(rate_hz)):
+    for tick in _ticks(rate_hz, held_every):
         due = start + tick / rate_hz + rng.uniform(-jitter_s, jitter_s)
         wire.run_until(due)
         wire.scheduler.set_goals({1: 1500 + tick % 500}, 1.0 / rate_hz, wire.now)
@@ -298,6 +300,12 @@ def _late_commands(wire: BusWire, rate_hz: float, start: float,
             _until_written(wire, before)
             waits[-1] = wire.sync_writes()[-1].at_s - due
     return [wait for wait in waits[2:] if wait]
+
+
+def _ticks(rate_hz: float, held_every: int) -> list[int]:
+    """Return the ticks of one second that carry a command."""
+    return [tick for tick in range(round(rate_hz))
+            if not held_every or tick % held_every != held_every - 1]
 
 
 @BUSES
@@ -328,6 +336,30 @@ def test_reads_whose_answers_come_late_keep_out_of_a_streamed_command(protocol, 
     assert late == [], f'{len(late)} commands waited for the line, up to {max(late)} s'
     assert len(wire.sync_reads()) - reads >= min(rate_hz, DEFAULT_FEEDBACK_HZ) - 2, \
         'reads still at their rate, or behind each command'
+
+
+@BUSES
+@pytest.mark.parametrize('rate_hz, guard_s', [(20, HOST_GUARD_S), (50, HOST_GUARD_S),
+                                              (200, 0.25 / 200), (500, 0.25 / 500)])
+@pytest.mark.parametrize('phase', [0.0003, 0.35, 0.85])
+@pytest.mark.parametrize('held_every', [0, 4])
+def test_no_answer_comes_while_the_host_works_toward_the_next_command(protocol, rate_hz,
+                                                                      guard_s, phase, held_every):
+    """Answers that come as the host starts on a streamed command make that command late.
+
+    The host's work on a command starts before its write: the warm-ups, then the target's way
+    through the nodes. Answers handled then (composed, in the same process) held commands up
+    to 1.8 ms, so reads end a quarter of the gap before the next command, at most 3 ms. A
+    target held still sends no command; the one after it is expected all the same.
+    """
+    wire = _admitted(protocol)
+    start = wire.now + phase / rate_hz
+    _late_commands(wire, rate_hz, start, held_every=held_every)
+    commands = [start + tick / rate_hz for tick in _ticks(rate_hz, held_every)[2:]]
+    answers = [at for at in wire.answered_at if commands[0] <= at <= commands[-1]]
+    crowded = [round(due - at, 4) for at in answers for due in commands if 0 < due - at < guard_s]
+    assert crowded == [], f'answers came this long before a command [s]: {crowded}'
+    assert len(answers) >= min(rate_hz, DEFAULT_FEEDBACK_HZ) - 2, 'reads still at their rate'
 
 
 @BUSES
