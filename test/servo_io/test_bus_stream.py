@@ -2,6 +2,7 @@
 
 from hypothesis import given
 from hypothesis import strategies as st
+import pytest
 
 from fabrik_ros.servo_io.bus_stream import CommandStream, MISSED_MAX
 
@@ -15,9 +16,9 @@ def _stream(gap_s: float, commands: int = 4, start_s: float = 10.0) -> CommandSt
 
 def test_a_missing_command_moves_the_expected_one_a_beat_on_and_the_stream_goes_on():
     stream = _stream(0.05)                       # 20 Hz, the last command at 10.15 s
-    assert stream.next_s(10.16) == 10.2
-    assert stream.next_s(10.2249) == 10.2        # a little late: still expected
-    assert abs(stream.next_s(10.23) - 10.25) < 1e-9    # held still: the next beat
+    assert stream.next_s(10.16) == pytest.approx(10.2)
+    assert stream.next_s(10.2249) == pytest.approx(10.2)    # a little late: still expected
+    assert stream.next_s(10.23) == pytest.approx(10.25)     # held still: the next beat
     assert stream.streaming(10.15 + (MISSED_MAX + 0.4) * 0.05)
     assert not stream.streaming(10.15 + (MISSED_MAX + 0.6) * 0.05)
 
