@@ -41,11 +41,13 @@ MISSED_MAX = 3
 class CommandStream:
     """When the latest command went out, the gaps before it, and when its goal write ended.
 
-    ``goals_end_s`` is when the line frees after the latest request if that was a goal write
-    (-inf otherwise): a read may ride right behind it.
+    ``beat_s`` is the shortest of the latest gaps, kept by :meth:`command` (the link's thread
+    asks for it several times on each wake). ``goals_end_s`` is when the line frees after the
+    latest request if that was a goal write (-inf otherwise): a read may ride right behind it.
     """
 
     last_s: float = -math.inf
+    beat_s: float = math.inf
     goals_end_s: float = -math.inf
     gaps: deque[float] = field(default_factory=lambda: deque(maxlen=GAPS_KEPT))
 
@@ -53,30 +55,31 @@ class CommandStream:
         """Note that a new command went out at ``now_s``; refreshes of the goals do not count."""
         self.gaps.append(now_s - self.last_s)
         self.last_s = now_s
+        self.beat_s = min(self.gaps)
 
     def streaming(self, now_s: float) -> bool:
         """Return True while commands come often (``STREAM_GAP_MAX_S``), a few missing or not.
 
         A target held still sends no command: the stream goes on after it.
         """
-        return (bool(self.gaps) and min(self.gaps) <= STREAM_GAP_MAX_S
-                and now_s < self.last_s + (MISSED_MAX + 0.5) * min(self.gaps))
+        return (self.beat_s <= STREAM_GAP_MAX_S
+                and now_s < self.last_s + (MISSED_MAX + 0.5) * self.beat_s)
 
     def next_s(self, now_s: float) -> float:
         """Return when the next command is expected [s].
 
-        A beat of the stream (the shortest recent gap) after the last command; one that has
-        not come half a gap after its beat is missing, and the next beat is expected.
+        A beat after the last command; one that has not come half a beat after its time is
+        missing, and the next beat is expected.
         """
-        gap_s = min(self.gaps)
-        beat_s = self.last_s + max(1, math.floor((now_s - self.last_s) / gap_s + 0.5)) * gap_s
-        if beat_s + 0.5 * gap_s <= now_s:       # rounded down at the half gap
-            beat_s += gap_s
-        return beat_s
+        beats = max(1, math.floor((now_s - self.last_s) / self.beat_s + 0.5))
+        next_s = self.last_s + beats * self.beat_s
+        if next_s + 0.5 * self.beat_s <= now_s:       # rounded down at the half beat
+            next_s += self.beat_s
+        return next_s
 
     def reconsider_s(self, now_s: float) -> float:
         """Return when the command expected next counts as missing (or the stream as stopped)."""
-        return self.next_s(now_s) + 0.5 * min(self.gaps)
+        return self.next_s(now_s) + 0.5 * self.beat_s
 
     def right_behind(self, now_s: float) -> bool:
         """Return True if a request written now rides right behind the latest goal write."""
@@ -85,9 +88,9 @@ class CommandStream:
     def fits(self, now_s: float, end_s: float) -> bool:
         """Return True if a request whose answers end at ``end_s`` keeps out of the stream.
 
-        A quarter of the gap, at most ``HOST_GUARD_S``, is kept free before the next command:
+        A quarter of the beat, at most ``HOST_GUARD_S``, is kept free before the next command:
         for the host's work on it, and for one a little early.
         """
         if not self.streaming(now_s):
             return True
-        return end_s + min(HOST_GUARD_S, min(self.gaps) / 4) <= self.next_s(now_s)
+        return end_s + min(HOST_GUARD_S, self.beat_s / 4) <= self.next_s(now_s)
