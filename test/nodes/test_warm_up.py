@@ -19,20 +19,28 @@ def test_fast_streams_and_lone_targets_are_not_warmed_up(interval_s):
     assert math.isnan(warm_up_delay_s(interval_s))
 
 
-def _stream(ros, rate_hz: float, seconds: float, linger_s: float = 0.3):
-    """Stream targets from a timer; return the targets' and the warm-ups' times."""
+def _stream(ros, rate_hz: float, seconds: float, enough=lambda warmed: False,
+            linger_s: float = 0.3):
+    """Stream targets from a timer for ``seconds`` or until ``enough(warmed)``.
+
+    Return the targets' and the warm-ups' times. How many gaps a warm-up fits depends on how
+    evenly a busy machine runs the timers, so the tests stream until they have enough.
+    """
     node = ros.probe('warm_up')
     targets: list[float] = []
     warmed: list[float] = []
     warm_up = WarmUp(node, lambda: warmed.append(time.monotonic()))
+    end_s = time.monotonic() + seconds
 
     def target() -> None:
+        nonlocal end_s
         if time.monotonic() < end_s:
             targets.append(time.monotonic())
             warm_up.after_target()
+            if enough(warmed):
+                end_s = time.monotonic()
 
     node.create_timer(1.0 / rate_hz, target)
-    end_s = time.monotonic() + seconds
     ros.spin_until(lambda: time.monotonic() > end_s + linger_s, timeout_s=seconds + 10.0,
                    what=f'{seconds} s of targets at {rate_hz} Hz')
     return targets, warmed
@@ -40,8 +48,8 @@ def _stream(ros, rate_hz: float, seconds: float, linger_s: float = 0.3):
 
 @pytest.mark.parametrize('rate_hz', [20.0, 50.0])
 def test_at_ordinary_rates_each_gap_ends_with_one_warm_up(ros, rate_hz):
-    targets, warmed = _stream(ros, rate_hz, 1.0)
-    assert len(warmed) >= len(targets) // 2, f'{len(warmed)} warm-ups for {len(targets)} targets'
+    targets, warmed = _stream(ros, rate_hz, 10.0, enough=lambda warmed: len(warmed) >= 10)
+    assert len(warmed) >= 10, f'{len(warmed)} warm-ups for {len(targets)} targets'
     for at in warmed:
         before = max(t for t in targets if t < at)
         assert at - before >= 0.5 / rate_hz, 'not right after a target: before the next'
@@ -53,8 +61,13 @@ def test_at_ordinary_rates_each_gap_ends_with_one_warm_up(ros, rate_hz):
 
 def test_a_fast_stream_is_not_warmed_up(ros):
     targets, warmed = _stream(ros, 500.0, 0.5)
-    # a busy machine may hold the timer back past FAST_S now and then
-    assert len(targets) > 50 and len(warmed) <= len(targets) // 20
+    assert len(targets) > 50
+    # A busy machine may hold the timer back past FAST_S now and then: only such a gap, the
+    # interval before the last target, may bring a warm-up.
+    for at in warmed:
+        last = max(i for i, t in enumerate(targets) if t < at)
+        assert last > 0 and targets[last] - targets[last - 1] > FAST_S - 0.001, (
+            'a warm-up in a fast stream')
 
 
 
@@ -84,10 +97,14 @@ def test_upstream_warm_ups_replace_the_timers_once_per_gap_and_only_in_a_stream(
         warm_up.after_target()
         upstream_timer.reset()
 
+    def per_gap() -> list[list[bool]]:
+        gaps = list(zip(targets, targets[1:], strict=False))
+        return [[by for at, by in warmed if before < at < after] for before, after in gaps]
+
     node.create_timer(interval_s, target)
-    ros.spin_until(lambda: len(targets) >= 20, timeout_s=10.0, what='20 targets at 20 Hz')
-    gaps = list(zip(targets, targets[1:], strict=False))
-    per_gap = [[by for at, by in warmed if before < at < after] for before, after in gaps]
-    assert all(len(runs) <= 1 for runs in per_gap), f'once per gap: {per_gap}'
-    # a busy machine may run the upstream's timer after this node's own now and then
-    assert sum(runs == [True] for runs in per_gap) >= len(gaps) // 2, per_gap
+    # A busy machine may run the upstream's timer after this node's own now and then: stream
+    # until ten gaps were warmed by the upstream.
+    ros.spin_until(lambda: sum(runs == [True] for runs in per_gap()) >= 10 or len(targets) >= 200,
+                   timeout_s=20.0, what='ten gaps warmed by the upstream')
+    assert all(len(runs) <= 1 for runs in per_gap()), f'once per gap: {per_gap()}'
+    assert sum(runs == [True] for runs in per_gap()) >= 10, per_gap()
