@@ -535,19 +535,22 @@ def test_warm_ups_on_the_hidden_topic_warm_the_driver_and_their_content_moves_no
     warm_up_timer = rig.probe.create_timer(0.035, warm_up)
     warm_up_timer.cancel()
 
+    def streaming() -> bool:        # a busy machine runs timers unevenly: until ten warm-ups
+        return len(sent) < 20 or (len(warmed) < 10 and len(sent) < 200)
+
     def command() -> None:
-        if len(sent) < 20:
+        if streaming():
             rig.commands.publish(JointState(name=list(ARM.joint_names), position=list(POSE_A)))
             sent.append(time.monotonic())
             warm_up_timer.reset()
 
     rig.command(POSE_A)
     rig.probe.create_timer(0.05, command)
-    rig.ros.spin_until(lambda: len(sent) >= 20 and time.monotonic() > sent[-1] + 0.1,
-                       timeout_s=20.0, what='20 commands at 20 Hz and their warm-ups',
+    rig.ros.spin_until(lambda: not streaming() and time.monotonic() > sent[-1] + 0.1,
+                       timeout_s=20.0, what='commands at 20 Hz and their warm-ups',
                        during=lambda: _assert_not_pose_b(rig))
     assert list(rig.board.targets()[:LAYOUT.channels]) == _pulses(POSE_A)
-    assert 10 <= len(warmed) <= len(sent), f'{len(warmed)} warm-ups in 19 gaps: once per gap'
+    assert 10 <= len(warmed) <= len(sent), f'{len(warmed)} warm-ups for {len(sent)} commands'
     rig.command(POSE_B)
     rig.wait_board_targets(POSE_B, 'POSE_B, commanded on joint_commands after the warm-ups')
 
