@@ -26,6 +26,17 @@ from fabrik_ros.servo_io.protocols.native import (
 REPO_ROOT = Path(__file__).parent.parent.parent
 
 
+def _end(process):
+    """Stop a sim_device as SIGTERM does; kill it if it does not end (it must never stay)."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
+
+
 def _open(path):
     return serial.Serial(path, 115200, timeout=0.01, write_timeout=1.0)
 
@@ -223,8 +234,7 @@ def test_console_entry_point_serves_a_board_behind_the_given_symlink(tmp_path):
         with _open(str(link)) as port:
             reply = _exchange(port, native.encode_ping(3))
     finally:
-        process.terminate()
-        process.wait(5)
+        _end(process)
     assert str(link) in banner and 'native' in banner
     assert reply.cmd == Reply.DATA
     assert process.returncode == 0 and not link.exists()
@@ -252,8 +262,7 @@ def test_channels_gives_the_board_the_outputs_an_arm_file_uses(tmp_path):
         with _open(str(link)) as port:
             reply = _exchange(port, native.encode_ping(4))
     finally:
-        process.terminate()
-        process.wait(5)
+        _end(process)
     assert 'native board, 7 channels' in banner
     assert native.parse_board_info(reply.payload[1:]).channels == 7
 
