@@ -6,6 +6,7 @@ the ``fabrik_arm`` executable). CPU and memory come from /proc, so nothing insid
 is changed or slowed down to measure them.
 """
 
+import atexit
 from dataclasses import dataclass, field
 import enum
 import os
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from typing import Optional
 
+from parent_watch import child_environment
 import yaml
 
 _CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
@@ -128,18 +130,42 @@ class NodeProcess:
 
     def stop(self) -> Optional[int]:
         """Interrupt the process as Ctrl-C does and wait for it; kill it if it hangs."""
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         if self.alive():
             self.popen.send_signal(signal.SIGINT)
         try:
             return self.popen.wait(_STOP_WAIT_S)
         except subprocess.TimeoutExpired:
             self.popen.kill()
-            return self.popen.wait(_STOP_WAIT_S)
+            return self.popen.wait()
+
+
+# Every node process started here and not stopped yet: stopped at exit whatever the caller
+# forgot (a benchmark that raised between starting the nodes and its own cleanup).
+_RUNNING: list[NodeProcess] = []
+
+
+def stop_all() -> dict[str, Optional[int]]:
+    """Stop every node process still running; return each one's exit code by name."""
+    codes = {}
+    while _RUNNING:
+        process = _RUNNING.pop()
+        codes[process.name] = process.stop()
+    return codes
+
+
+atexit.register(stop_all)
 
 
 def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
                 profile_dir: Optional[Path] = None, niceness: int = 0) -> list[NodeProcess]:
     """Start the node processes of ``layout`` with the arm config and benchmark parameters.
+
+    Each ends with this process, however it ends (node_main.py watches it): stopped by
+    :meth:`NodeProcess.stop` or :func:`stop_all` (run at exit), sent SIGTERM if this process
+    dies without either. Call it from a thread that lives as long as the nodes (Linux sends
+    the signal when the starting thread ends).
 
     :param profile_dir: if given, every process runs under cProfile and writes
         ``<name>.prof`` there when it stops
@@ -157,6 +183,8 @@ def start_nodes(layout: Layout, config: Path, params: Path, log_dir: Path, *,
         log = log_dir / f'{layout.value}_{name}.log'
         with log.open('w', encoding='utf-8') as out:
             popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                     env=child_environment(),
                                      preexec_fn=(lambda: _renice(niceness)) if niceness else None)
         processes.append(NodeProcess(name, popen, log))
+        _RUNNING.append(processes[-1])
     return processes

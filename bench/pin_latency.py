@@ -524,14 +524,15 @@ def build_revision(revision: str) -> Path:
 
 def run(quick: bool = False, before: Optional[str] = None,
         rates_hz: tuple[int, ...] = RATES_HZ, nodes: bool = True,
-        frames_ms: tuple[int, ...] = FRAMES_MS) -> dict:
+        frames_ms: tuple[int, ...] = FRAMES_MS, budget: Optional[Budget] = None) -> dict:
     """Measure every firmware x frame x link setting x rate; return the results by key.
 
     Fast frames (any but the slotted 20 ms) run on the current firmware only: older ones
-    have no SET_FRAME.
+    have no SET_FRAME. ``budget`` (default: by ``quick``) overrides the time of each stream.
     """
     build_hardware('firmware', 'sim')
-    budget = QUICK if quick else Budget()
+    if budget is None:
+        budget = QUICK if quick else Budget()
     firmwares = {'current': FIRMWARE_ELF}
     if before is not None:
         firmwares[f'before_{before}'] = build_revision(before)

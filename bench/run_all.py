@@ -9,13 +9,19 @@ as two processes and composed in one, for each protocol (e2e_latency.py), and to
 pin: the Uno firmware in simavr driven through ServoLink, target to the first pulse of the new
 width (pin_latency.py), and how long a target waits behind a big target_path in fabrik_ik
 (path_stall.py). About 15 minutes on a 2-core machine; ``--quick`` runs every part with
-a tiny budget (seconds) to check that the suite works.
+a tiny budget (about a minute); ``--smoke`` runs each benchmark once, in its smallest form
+(one end-to-end layout at one rate, the pin on one link setting without the nodes), to check
+that every part runs and prints its figures (seconds; the figures mean nothing).
+
+Every process a benchmark starts ends with it: the node processes are stopped at exit,
+SIGTERM included, and each watches this process and ends if it dies (parent_watch.py); a
+run started with ``FABRIK_ROS_PARENT_PID`` (a test) ends with that process too.
 
 A run writes into the untracked bench/out/ (results.json, plots/), so measuring never changes
 the tracked figures; ``--publish`` (``make bench-publish``) then copies the last full run over
 the tracked bench/results.json and bench/plots/, which docs/performance.md quotes.
 
-    .venv/bin/python bench/run_all.py [--quick] [--out bench/out/results.json]
+    .venv/bin/python bench/run_all.py [--quick | --smoke] [--out bench/out/results.json]
     .venv/bin/python bench/run_all.py --publish
 """
 
@@ -26,9 +32,12 @@ import os
 from pathlib import Path
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import time
+from types import FrameType
+from typing import Optional
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -38,7 +47,8 @@ from ros_env import isolate_ros, ROOT  # noqa: E402
 isolate_ros()
 
 import e2e_latency  # noqa: E402
-from node_processes import Layout  # noqa: E402
+from node_processes import Layout, stop_all  # noqa: E402
+from parent_watch import end_with_parent  # noqa: E402
 import path_stall  # noqa: E402
 import pin_latency  # noqa: E402
 import plots  # noqa: E402
@@ -53,6 +63,10 @@ RESULTS = BENCH / 'results.json'        # tracked: written only by --publish
 PLOTS = BENCH / 'plots'                 # tracked: written only by --publish
 IK_BENCH_JSON = OUT / 'ik_bench.json'
 PEER_IK_JSON = OUT / 'peer_ik.json'
+# --smoke: every part once, as small as it goes; nothing measured is meant to be read.
+SMOKE_E2E = e2e_latency.Budget(seconds_per_rate=0.1, warmup_s=0.02, soak_s=0.2)
+SMOKE_E2E_RATES_HZ = (50,)
+SMOKE_PIN = pin_latency.Budget(seconds=0.2, warmup_s=0.05)
 E2E_KEYS = ('p50_ms', 'p90_ms', 'p99_ms', 'max_ms', 'any_p50_ms', 'any_p99_ms', 'sent',
             'coalesced', 'lost', 'unmatched_frames', 'drift_ms', 'achieved_rate_hz',
             'cpu_percent')
@@ -124,20 +138,31 @@ E2E_RUNS = (
 )
 
 
-def runs(quick: bool) -> list[E2eRun]:
-    """Return the end-to-end runs of a full or a quick benchmark."""
+def runs(quick: bool, smoke: bool = False) -> list[E2eRun]:
+    """Return the end-to-end runs of a full, a quick or a smoke benchmark (the first only)."""
+    if smoke:
+        return list(E2E_RUNS[:1])
     return [run for run in E2E_RUNS if run.in_quick or not quick]
 
 
-def end_to_end(quick: bool) -> dict:
+def end_to_end(quick: bool, smoke: bool = False) -> dict:
     """Measure every end-to-end configuration; return their full results by key."""
     results = {}
-    for run in runs(quick):
-        budget = e2e_latency.QUICK if quick else e2e_latency.Budget()
+    for run in runs(quick, smoke):
+        budget = SMOKE_E2E if smoke else e2e_latency.QUICK if quick else e2e_latency.Budget()
+        rates = {'rates_hz': SMOKE_E2E_RATES_HZ} if smoke else {}
         results[run.key] = e2e_latency.measure_layout(run.layout, budget, protocol=run.protocol,
-                                                      baud=run.baud)
+                                                      baud=run.baud, **rates)
         e2e_latency.print_layout(results[run.key])
     return results
+
+
+def pin(quick: bool, smoke: bool = False) -> dict:
+    """Measure the pin latency (smoke: the slotted frame, one rate, no nodes)."""
+    if not smoke:
+        return pin_latency.run(quick=quick)
+    return pin_latency.run(quick=True, rates_hz=pin_latency.RATES_HZ[:1], nodes=False,
+                           frames_ms=(pin_latency.SLOTTED_FRAME_MS,), budget=SMOKE_PIN)
 
 
 def e2e_summary(result: dict) -> dict:
@@ -179,7 +204,7 @@ def refresh_solver(args: argparse.Namespace) -> None:
     source = args.out if args.out.exists() else RESULTS
     results = json.loads(source.read_text(encoding='utf-8')) if source.exists() else {}
     measured_on = machine()
-    results.update(solver_parts(args.quick))
+    results.update(solver_parts(args.quick or args.smoke))
     measured_on['loadavg_after'] = os.getloadavg()
     results['solver_machine'] = measured_on
     solver_plots(results, args.plots)
@@ -215,10 +240,30 @@ def publish(measured: Path = OUT / 'results.json') -> None:
           f'in {PLOTS.relative_to(ROOT)}/')
 
 
+def _stop_on_sigterm(number: int, frame: Optional[FrameType]) -> None:
+    """Turn SIGTERM into SystemExit, so that every cleanup on the way out runs."""
+    raise SystemExit(128 + number)
+
+
 def main() -> None:
-    """Run every part, print as it goes, then write results.json and the plots."""
+    """Run every part, print as it goes, then write results.json and the plots.
+
+    Whatever ends the run (an error, Ctrl-C, SIGTERM), the node processes are stopped.
+    """
+    end_with_parent(default_to_parent=False)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        _main()
+    finally:
+        stop_all()
+
+
+def _main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--quick', action='store_true', help='tiny budget (smoke test)')
+    parser.add_argument('--quick', action='store_true', help='tiny budget (about a minute)')
+    parser.add_argument('--smoke', action='store_true',
+                        help='each benchmark once, as small as it goes: checks that every part '
+                             'runs and prints its figures (seconds)')
     parser.add_argument('--out', type=Path, default=OUT / 'results.json')
     parser.add_argument('--plots', type=Path, default=OUT / 'plots',
                         help='directory for the PNGs')
@@ -234,32 +279,33 @@ def main() -> None:
     if args.solver_only:
         refresh_solver(args)
         return
+    quick, smoke = args.quick or args.smoke, args.smoke
     started = time.monotonic()
     measured_on = machine()
-    solver = solver_parts(args.quick)
-    serial = serial_figures.run(quick=args.quick)
+    solver = solver_parts(quick)
+    serial = serial_figures.run(quick=quick)
     serial_figures.print_table(serial)
-    e2e = end_to_end(args.quick)
-    pin = pin_latency.run(quick=args.quick)
-    stall = path_stall.run(quick=args.quick)
+    e2e = end_to_end(quick, smoke)
+    pin_figures = pin(quick, smoke)
+    stall = path_stall.run(quick=quick)
     path_stall.print_table(stall)
     results = {
-        'machine': measured_on, 'quick': args.quick, 'command': 'make bench',
+        'machine': measured_on, 'quick': quick, 'smoke': smoke, 'command': 'make bench',
         **solver, 'serial': serial,
-        **{run.key: e2e_summary(e2e[run.key]) for run in runs(args.quick)},
-        'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(args.quick)},
+        **{run.key: e2e_summary(e2e[run.key]) for run in runs(quick, smoke)},
+        'soak': {run.key: soak_summary(e2e[run.key]) for run in runs(quick, smoke)},
         'e2e_setup': {
             'config': 'config/arm_4dof.yaml', 'settings': e2e['e2e']['settings'],
             'runs': {run.key: {'layout': run.layout.value, 'protocol': run.protocol.value,
                                'baud': run.baud, 'config': e2e[run.key]['config'],
                                'loadavg_1min': e2e[run.key]['loadavg_1min'],
                                'instrument_realtime': e2e[run.key]['instrument_realtime']}
-                     for run in runs(args.quick)}},
-        'pin_latency': pin,
+                     for run in runs(quick, smoke)}},
+        'pin_latency': pin_figures,
         'path_stall': stall,
     }
     results['machine']['loadavg_after'] = os.getloadavg()
-    written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(args.quick)
+    written = [plots.latency_plot({run.key: e2e[run.key] for run in runs(quick, smoke)
                                    if run.protocol is Protocol.NATIVE},
                                   args.plots / 'e2e_latency.png'),
                plots.rates_plot(e2e, args.plots / 'e2e_rates.png'),

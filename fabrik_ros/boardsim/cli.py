@@ -36,6 +36,11 @@ from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 __all__ = ['SimBoard', 'build_parser', 'main', 'SimavrBuild', 'simavr_build']
 
 BOARDS = ('python', 'simavr')
+DEFAULT_CHANNELS = 6
+# The most outputs each protocol addresses: the native ENABLE mask is one byte; an SSC-32U has
+# 32 channels, the largest Maestro 24; bus ids run from 1 to the highest unicast id.
+MAX_CHANNELS = {Protocol.NATIVE: 8, Protocol.SSC32: 32, Protocol.MAESTRO: 24,
+                Protocol.FEETECH: 253, Protocol.DYNAMIXEL: 252}
 _POLL_S = 0.05
 
 
@@ -56,7 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
                         default='native',
                         help='protocol the board speaks (default: native)')
     parser.add_argument('--link', help='symlink to create to the pty, e.g. ./ttyFAKE')
-    parser.add_argument('--channels', type=int, default=6, help='servo outputs (default: 6)')
+    parser.add_argument('--channels', type=int, default=DEFAULT_CHANNELS,
+                        help='servo outputs (PWM: channels 0..N-1; a bus: servos with ids '
+                             f'1..N) (default: {DEFAULT_CHANNELS}; sim.launch.py gives the '
+                             "arm file's)")
     parser.add_argument('--baud', type=int, default=None,
                         help='modelled line speed in bit/s, 0 = unthrottled (default: 115200; '
                              '1000000 on a servo bus)')
@@ -80,7 +88,15 @@ def main(args: Optional[Sequence[str]] = None) -> int:
 
     :returns: 0 after a stop signal; 1 (with one line saying what to do) if it cannot start.
     """
-    options = build_parser().parse_args(args)
+    parser = build_parser()
+    options = parser.parse_args(args)
+    most = MAX_CHANNELS[Protocol(options.protocol)]
+    if not 1 <= options.channels <= most:
+        parser.error(f'--channels {options.channels}: must be within [1, {most}] for '
+                     f'--protocol {options.protocol}')
+    if options.board == 'simavr' and options.channels != simavr_board.CHANNELS:
+        parser.error(f'--channels {options.channels}: --board simavr runs the Uno firmware, '
+                     f'which has {simavr_board.CHANNELS} channels')
     stop = StopRequest()
     stop.install()
     try:

@@ -149,7 +149,9 @@ class SimavrBoard:
             command += ['--pty-link', self.pty_link]
         self._stderr = tempfile.TemporaryFile()
         # A session of its own: a Ctrl-C meant for the host's process group must not end the
-        # board before the host has left the servos in their final state; stop() ends it.
+        # board before the host has left the servos in their final state; stop() ends it. A
+        # host killed outright takes it along: its next 10 ms heartbeat on the pipe nobody
+        # reads ends it (SIGPIPE, which Popen restores to its default for the harness).
         self._process = subprocess.Popen(command + [str(self.elf)], stdout=subprocess.PIPE,
                                          stderr=self._stderr, start_new_session=True)
         self._reader = threading.Thread(target=self._read, name='fabrik_servo_sim log',

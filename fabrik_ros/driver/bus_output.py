@@ -28,7 +28,7 @@ from fabrik_ros.kinematics.description.count_calibration import CountAuxServo, C
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
 from fabrik_ros.servo_io.bus_reports import ServoCondition
-from fabrik_ros.servo_io.link_options import LinkOptions, MOVE_MAX_S
+from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
 
@@ -98,6 +98,7 @@ class BusOutput(LinkOutput[BusLink]):
         self._poll_hz = options.poll_hz
         self._register_cut: set[int] = set()       # servos already warned of a limit register
         self._peak_voltage: dict[int, float] = {}
+        self._connect_line = ''
         homing = {servo.channel: servo.homing_offset for servo in servos
                   if servo.homing_offset is not None}
         self.link = BusLink(path, protocol=protocol, ids=self._ids, options=options,
@@ -108,14 +109,23 @@ class BusOutput(LinkOutput[BusLink]):
         """Return ``'servo wrist_roll (id 5)'``: how messages name a servo."""
         return f'servo {self._joint_of.get(servo_id, "?")} (id {servo_id})'
 
+    def _on_state(self, state: LinkState) -> None:
+        if state is LinkState.READY:
+            # Taken on the link's thread at READY, before any servo is admitted: always the
+            # ping's count. Read later, by the driver's tick, it was the ping's count or the
+            # models, as the admission had got on ('XL430-W250 x6').
+            self._connect_line = self.link.board or ''
+        super()._on_state(state)
+
     @property
     def board_name(self) -> str:
-        """Return what answered (see :attr:`BusLink.board`), '' before any did.
+        """Return what answered the latest connect's ping, for the connect line; '' before.
 
-        At READY: how many answered the ping ('6 of 6 feetech servos answered the ping
-        (ids 1 2 3 4 5 6)'); once all are admitted or silent, their models ('STS3215 x6').
+        ``'6 of 6 feetech servos answered the ping (ids 1 2 3 4 5 6)'``: one shape at every
+        connect, however far the servos' admission got before the driver said it. The models
+        that answer now are in :meth:`link_values` (``servos``).
         """
-        return self.link.board or ''
+        return self._connect_line
 
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Send every servo to its count [servo order], clamped into its limit registers.
@@ -181,7 +191,7 @@ class BusOutput(LinkOutput[BusLink]):
         link, stats = self.link, self.link.stats()
         return {
             'port': link.path, 'protocol': link.protocol.value, 'state': link.state.value,
-            'servos': self.board_name, 'answering ids': ' '.join(map(str, link.admitted())),
+            'servos': link.board or '', 'answering ids': ' '.join(map(str, link.admitted())),
             'reconnects': stats.reconnects, 'timeouts': stats.timeouts,
             'retries': stats.retries, 'commands': stats.commands,
             'coalesced': stats.coalesced, 'status packets': stats.acks,

@@ -81,8 +81,14 @@ class CommandIntake:
         """Return what the message ``names`` / ``positions`` asks, and the warnings it earns.
 
         :param current: every joint's current target in joint order [rad], kept for the
-            joints the message does not name
+            joints the message does not name (the joints' only: the auxiliary servos'
+            targets are the caller's to keep)
+        :raises ValueError: if ``current`` does not hold one target per joint (a caller's
+            mistake, said at once rather than only when a message names a joint)
         """
+        if len(current) != len(self._names):
+            raise ValueError(f'current holds {len(current)} targets, must hold one per joint '
+                             f'({len(self._names)}: {list(self._names)})')
         logs: list[LogLine] = []
         if len(names) != len(positions):
             self._warn(logs, 'lengths', f'joint_commands ignored: {len(names)} names but '

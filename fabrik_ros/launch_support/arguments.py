@@ -287,8 +287,9 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
         given = _node_values(values, ('fabrik_ik', 'servo_driver'), space,
                              _SIM_DRIVER_ARGUMENTS)
         arm = (Process(PACKAGE, 'sim_device', node=False, required=True,
-                       arguments=('--board', board, '--protocol', protocol, '--link', link,
-                                  *_bus_channels(protocol, loaded))),
+                       arguments=('--board', board, '--protocol', protocol,
+                                  *_board_channels(board, protocol, loaded, config),
+                                  '--link', link)),
                Process(PACKAGE, 'servo_driver', parameters=(
                    config, {'port': link, 'protocol': protocol},
                    *_own(given, 'servo_driver'))))
@@ -353,13 +354,50 @@ def _check_servo_kind(protocol: str, arm: Arm, config: str, share: Path) -> None
         f'calibrates bus servos in counts; give protocol:=feetech or protocol:=dynamixel')
 
 
-def _bus_channels(protocol: str, arm: Arm) -> tuple[str, ...]:
-    """Return sim_device's ``--channels`` for a bus: servos with ids 1 .. the arm's highest."""
-    if not Protocol(protocol).is_bus:
-        return ()
+def board_channels(protocol: Protocol, arm: Arm) -> int:
+    """Return how many outputs the simulated board needs for ``arm``'s servos.
+
+    A bus has a servo for every id from 1 to the arm's highest; a PWM board has at least
+    the Uno firmware's six channels, and more where the arm file uses a higher channel (an
+    ``arm_from_urdf --first-channel 1 --aux-servo gripper`` file of a six-servo arm uses
+    channel 6). Below the arm's need, servo_driver would refuse the board and retry forever.
+
+    >>> from fabrik_ros.kinematics import load_arm
+    >>> from pathlib import Path
+    >>> config = Path(__file__).parents[2] / 'config'
+    >>> board_channels(Protocol.FEETECH, load_arm(config / 'so101.yaml'))
+    6
+    >>> board_channels(Protocol.NATIVE, load_arm(config / 'arm_4dof.yaml'))
+    6
+    """
     servo_map = arm.servo_map
-    return ('--channels', str(max(s.channel for s in (*servo_map.calibrations,
-                                                        *servo_map.aux))))
+    highest = max(s.channel for s in (*servo_map.calibrations, *servo_map.aux))
+    if protocol.is_bus:
+        return highest
+    return max(boardsim_cli.DEFAULT_CHANNELS, highest + 1)
+
+
+def _board_channels(board: str, protocol: str, arm: Arm, config: str) -> tuple[str, ...]:
+    """Return sim_device's ``--channels`` for ``arm``; refuse what the board cannot have.
+
+    :raises LaunchArgumentError: for an arm that needs more channels than the firmware in
+        simavr drives or than the protocol can address.
+    """
+    channels = board_channels(Protocol(protocol), arm)
+    if board == 'simavr':
+        if channels > simavr_board.CHANNELS:
+            raise LaunchArgumentError(
+                f'board:=simavr runs the Uno firmware, which drives '
+                f'{simavr_board.CHANNELS} channels (0..'
+                f'{simavr_board.CHANNELS - 1}), but config:={config} uses '
+                f'{channels}; use board:=python, which simulates a board of {channels}')
+        return ()
+    most = boardsim_cli.MAX_CHANNELS[Protocol(protocol)]
+    if channels > most:
+        raise LaunchArgumentError(
+            f'config:={config} uses {channels} channels, but protocol:={protocol} addresses '
+            f'at most {most}')
+    return ('--channels', str(channels))
 
 
 def _check_choices(values: Mapping[str, str], arguments: tuple[Argument, ...]) -> None:

@@ -61,10 +61,13 @@ class SimArmNode(ConfiguredNode):
         self.create_timer(1.0 / rate, self._on_timer)
 
     def _on_joint_commands(self, msg: JointState) -> None:
-        intake = self._intake.take(msg.name, msg.position, self._targets)
+        count = self._joint_count
+        # The intake keeps the joints' targets for the joints a message does not name; the
+        # auxiliary servos' targets (after the joints') are kept below.
+        intake = self._intake.take(msg.name, msg.position, self._targets[:count])
         for line in intake.logs:
             log_line(self.get_logger(), line)
-        command, count = intake.command, self._joint_count
+        command = intake.command
         if command is not None:
             joints = command.joints or self._targets[:count]
             aux = (command.aux.get(axis.name, old)

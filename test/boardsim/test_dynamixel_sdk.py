@@ -329,7 +329,12 @@ def test_sim_device_protocol_dynamixel_serves_limp_servos_and_reports_them(tmp_p
         port.closePort()
     finally:
         process.terminate()
-        output, _ = process.communicate(timeout=10)
+        try:
+            output, _ = process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()       # never left running, even when it hangs on the way out
+            process.communicate()
+            raise
     assert 'dynamixel' in banner and str(link) in banner
     assert models == [XL430_W250] * 3
     assert 'torque [False, True, False] positions [2048, 2500, 2048] counts' in output

@@ -33,17 +33,27 @@ def _sim_device(link: Path) -> subprocess.Popen:
 
 
 def _serving(link: Path) -> subprocess.Popen:
-    """Return a sim_device process once it says it serves at ``link``."""
+    """Return a sim_device process once it says it serves at ``link`` (else stop it)."""
     process = _sim_device(link)
-    banner = process.stdout.readline()
-    assert str(link) in banner, banner + process.stderr.read()
+    try:
+        banner = process.stdout.readline()
+        assert str(link) in banner, banner + process.stderr.read()
+    except BaseException:
+        _stop(process)
+        raise
     return process
 
 
 def _stop(process: subprocess.Popen) -> None:
+    """Stop the board as Ctrl-C does; kill it if it does not end (it must never stay)."""
     if process.poll() is None:
         process.send_signal(signal.SIGINT)
-    process.communicate(timeout=10)
+    try:
+        process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
 
 
 def _answers_ping(path: str) -> bool:

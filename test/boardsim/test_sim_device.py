@@ -9,6 +9,7 @@ import time
 import pytest
 import serial
 
+from fabrik_ros.boardsim import cli
 from fabrik_ros.boardsim.board import SimBoard
 from fabrik_ros.servo_io.protocols import maestro, native, ssc32
 from fabrik_ros.servo_io.protocols.dialect import Protocol
@@ -23,6 +24,17 @@ from fabrik_ros.servo_io.protocols.native import (
 )
 
 REPO_ROOT = Path(__file__).parent.parent.parent
+
+
+def _end(process):
+    """Stop a sim_device as SIGTERM does; kill it if it does not end (it must never stay)."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise
 
 
 def _open(path):
@@ -222,8 +234,7 @@ def test_console_entry_point_serves_a_board_behind_the_given_symlink(tmp_path):
         with _open(str(link)) as port:
             reply = _exchange(port, native.encode_ping(3))
     finally:
-        process.terminate()
-        process.wait(5)
+        _end(process)
     assert str(link) in banner and 'native' in banner
     assert reply.cmd == Reply.DATA
     assert process.returncode == 0 and not link.exists()
@@ -236,3 +247,37 @@ def test_a_regular_file_is_never_replaced_by_the_symlink(tmp_path):
         SimBoard(link_path=str(precious)).start()
     assert precious.read_text(encoding='utf-8') == 'keep me'
     assert 'exists and is not a symlink' in str(raised.value)
+
+
+@pytest.mark.timeout(20)
+def test_channels_gives_the_board_the_outputs_an_arm_file_uses(tmp_path):
+    """Issue 34.3: an arm on channels 1..6 needs a 7-channel board (sim.launch.py passes it)."""
+    link = tmp_path / 'ttySEVEN'
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'fabrik_ros.boardsim', '--protocol', 'native', '--channels', '7',
+         '--link', str(link)], stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+        start_new_session=True)
+    try:
+        banner = process.stdout.readline()
+        with _open(str(link)) as port:
+            reply = _exchange(port, native.encode_ping(4))
+    finally:
+        _end(process)
+    assert 'native board, 7 channels' in banner
+    assert native.parse_board_info(reply.payload[1:]).channels == 7
+
+
+@pytest.mark.parametrize('args, rule', [
+    (['--channels', '9'], '--channels 9: must be within [1, 8] for --protocol native'),
+    (['--channels', '0', '--protocol', 'feetech'],
+     '--channels 0: must be within [1, 253] for --protocol feetech'),
+    (['--channels', '7', '--board', 'simavr'],
+     '--channels 7: --board simavr runs the Uno firmware, which has 6 channels'),
+])
+def test_a_channel_count_the_board_cannot_have_is_refused_before_it_starts(args, rule, capsys,
+                                                                           tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        cli.main([*args, '--link', str(tmp_path / 'tty')])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f'sim_device: error: {rule}')
+    assert not (tmp_path / 'tty').exists()

@@ -97,3 +97,17 @@ def test_a_bus_gripper_is_taken_in_radians_within_its_degrees(clock):
     assert _texts(low)[0].startswith('joint_commands: gripper = -1.0, must be within [')
     assert _texts(low)[0].endswith('(rad, min_deg -10.0 .. max_deg 100.0); clamped to '
                                    f'{math.radians(-10.0000042858)}')
+
+
+def test_current_must_hold_the_joints_targets_only_whatever_the_message_names(intake):
+    """Issue 34.3: sim_arm handed every servo's target (gripper included) as ``current``.
+
+    The intake then raised from zip() on the first message naming a joint, inside sim_arm's
+    callback; said at once now, for any message, naming what ``current`` must hold.
+    """
+    with_gripper = (*CURRENT, 0.5)
+    for names in (['gripper'], ['elbow']):
+        with pytest.raises(ValueError) as refused:
+            intake.take(names, [0.2], with_gripper)
+        assert str(refused.value) == (f'current holds {len(with_gripper)} targets, must hold '
+                                      f'one per joint ({len(CURRENT)}: {list(ARM.joint_names)})')

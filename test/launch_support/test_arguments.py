@@ -80,7 +80,8 @@ def test_sim_device_starts_the_board_before_the_driver_on_the_same_link(protocol
     assert (ik.executable, board.executable, driver.executable) == (
         'fabrik_ik', 'sim_device', 'servo_driver')
     assert not board.node and board.required
-    assert board.arguments == ('--board', 'python', '--protocol', protocol, '--link', link)
+    assert board.arguments == ('--board', 'python', '--protocol', protocol, '--channels', '6',
+                               '--link', link)
     assert driver.parameters == (ARM_CONFIG, {'port': link, 'protocol': protocol})
 
 

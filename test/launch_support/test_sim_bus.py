@@ -13,11 +13,13 @@ from fabrik_ros.launch_support.arguments import (
     plan_sim,
     sim_arguments,
 )
+from fabrik_ros.tools import arm_from_urdf
 from test.package_layout import REPO_ROOT
 
 SHARE = REPO_ROOT
 SO101 = str(REPO_ROOT / 'config' / 'so101.yaml')
 ARM_4DOF = str(REPO_ROOT / 'config' / 'arm_4dof.yaml')
+SO101_URDF = REPO_ROOT / 'test' / 'kinematics' / 'description' / 'urdf' / 'so101.urdf'
 
 
 def _sim(**given):
@@ -39,15 +41,50 @@ def test_the_so101_runs_on_a_simulated_bus_with_a_servo_for_every_id(protocol, t
     assert (ik.executable, board.executable, driver.executable) == (
         'fabrik_ik', 'sim_device', 'servo_driver')
     # ids 1-5 on the chain, 6 the gripper: the bus has servos 1..6
-    assert board.arguments == ('--board', 'python', '--protocol', protocol, '--link', link,
-                               '--channels', '6')
+    assert board.arguments == ('--board', 'python', '--protocol', protocol, '--channels', '6',
+                               '--link', link)
     assert driver.parameters == (SO101, {'port': link, 'protocol': protocol})
 
 
-def test_a_pwm_board_is_simulated_with_its_default_outputs(tmp_path):
+def test_a_pwm_board_is_simulated_with_at_least_the_unos_six_outputs(tmp_path):
     link = str(tmp_path / 'ttySIM')
     board = _sim(sim_device='true', protocol='ssc32', link=link).processes[1]
-    assert '--channels' not in board.arguments
+    assert board.arguments[4:6] == ('--channels', '6'), 'arm_4dof uses channels 0..3'
+
+
+def _so101_on_pwm(tmp_path, *extra):
+    """Write the README's SO-101 PWM arm file: joints on channels 1..5, the gripper on 6."""
+    config = tmp_path / 'so101_pwm.yaml'
+    assert arm_from_urdf.main([str(SO101_URDF), '--tool-link', 'gripper_frame_link',
+                               '--first-channel', '1', '--aux-servo', 'gripper', *extra,
+                               '-o', str(config)]) == 0
+    return str(config)
+
+
+@pytest.mark.parametrize('protocol', ['native', 'ssc32', 'maestro'])
+def test_a_board_gets_the_channels_the_arm_file_uses(protocol, tmp_path):
+    """Issue 34.3: channel 6 in use needs 7 channels; with 6 the driver retried forever."""
+    config = _so101_on_pwm(tmp_path)
+    board = _sim(sim_device='true', protocol=protocol, config=config,
+                 link=str(tmp_path / 'ttySIM')).processes[1]
+    assert board.arguments[4:6] == ('--channels', '7')
+
+
+def test_the_firmware_in_simavr_refuses_an_arm_beyond_its_six_channels(tmp_path):
+    config = _so101_on_pwm(tmp_path)
+    with pytest.raises(LaunchArgumentError) as refused:
+        _sim(sim_device='true', board='simavr', config=config, link=str(tmp_path / 'tty'))
+    assert str(refused.value) == (
+        f'board:=simavr runs the Uno firmware, which drives 6 channels (0..5), but '
+        f'config:={config} uses 7; use board:=python, which simulates a board of 7')
+
+
+def test_an_arm_beyond_what_the_protocol_addresses_is_refused(tmp_path):
+    config = _so101_on_pwm(tmp_path, '--aux-servo', 'a', '--aux-servo', 'b')
+    with pytest.raises(LaunchArgumentError) as refused:
+        _sim(sim_device='true', config=config, link=str(tmp_path / 'tty'))
+    assert str(refused.value) == (f'config:={config} uses 9 channels, but protocol:=native '
+                                  'addresses at most 8')
 
 
 @pytest.mark.parametrize('plan, extra', [(_sim, {'sim_device': 'true'}),
