@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from fabrik_ros.ros_env import isolate_ros
+from test.bench.processes import end_tagged, TAG, wait_until_gone
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,6 +34,30 @@ def _give_worker_its_domain() -> None:
 
 _give_worker_its_domain()
 isolate_ros(ros_home=REPO_ROOT / 'build' / 'ros', force=True)
+# Every process a test starts inherits this tag (test/bench/processes.py), so that what a test
+# left running can be found at the end, whichever group or session it moved to. The xdist
+# workers inherit the controlling process's tag, which checks after they are gone.
+SESSION_TAG = os.environ.setdefault(TAG, f'session-{os.getpid()}')
+# A node's own cleanup takes well under this; only a leftover makes the session wait for it.
+_LEFTOVER_WAIT_S = 10.0
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if a process of the package that a test started is still running.
+
+    A node left behind keeps retrying its pseudo-terminal and can later write onto another
+    test's simulated board that reused the pty's number: it is ended here and named.
+    """
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        return            # the controlling process checks, once every worker has ended
+    left = wait_until_gone(SESSION_TAG, _LEFTOVER_WAIT_S)
+    if not left:
+        return
+    end_tagged(SESSION_TAG)
+    reporter = session.config.pluginmanager.get_plugin('terminalreporter')
+    if reporter is not None:
+        reporter.write_line(f'still running after the tests (ended now): {left}', red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture

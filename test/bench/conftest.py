@@ -1,8 +1,8 @@
 """Every process a benchmark test starts ends with the test (issue 34.3).
 
-This session's processes carry a tag in their environment (set here, inherited by every
-child: see processes.py). After each test of this folder nothing of the package that carries
-it may still run: what is left is ended, and the test errors naming it.
+This session's processes carry a tag in their environment (set by test/conftest.py, inherited
+by every child: see processes.py). After each test of this folder nothing of the package that
+carries it may still run: what is left is ended, and the test errors naming it.
 """
 
 import os
@@ -11,8 +11,7 @@ import pytest
 
 from test.bench.processes import end_tagged, TAG, wait_until_gone
 
-SESSION_TAG = f'session-{os.getpid()}'
-os.environ[TAG] = SESSION_TAG
+SESSION_TAG = os.environ[TAG]
 # A node's cleanup takes well under this; only a leftover makes a test wait for it.
 _CLEANUP_S = 10.0
 
