@@ -1,6 +1,6 @@
 """One servo's answered steps on a bus: its admission and its torque, each write acknowledged.
 
-Admission (rule 1 of :mod:`fabrik_ros.servo_io.bus_scheduler`): a servo found silent is
+Admission (run by :mod:`fabrik_ros.servo_io.bus_tasks`): a servo found silent is
 pinged; then its model number, position-limit registers and torque state are read, the arm
 file's homing offset written where the servo holds another (torque off first; Feetech EEPROM
 unlocked and locked again), and its present position read. Only then may a goal reach it: an

@@ -115,7 +115,7 @@ class BusLink(ConnectedLink):
         if not 0.0 <= move_s <= MOVE_MAX_S:
             raise ValueError(f'move_s = {move_s!r}, must be within [0, {MOVE_MAX_S}]')
         with self._cv:
-            pending = self._scheduler.set_goals(counts_by_id, move_s, self._clock())
+            pending = self._scheduler.set_goals(counts_by_id, move_s)
         if pending:
             return           # an unsent command already has the I/O thread's attention
         if self._connection.write_now(self._scheduler.next_write):
