@@ -118,10 +118,13 @@ class BusLink(ConnectedLink):
             pending = self._scheduler.set_goals(counts_by_id, move_s)
         if pending:
             return           # an unsent command already has the I/O thread's attention
-        if self._connection.write_now(self._scheduler.next_write):
-            self._connection.nudge()    # the I/O thread recomputes its wait (a read may follow)
-        else:
-            self._connection.wake()
+        if not self._connection.write_now(self._scheduler.next_write):
+            self._connection.wake()     # the I/O thread writes it when the line is free
+            return
+        with self._cv:
+            answered = self._scheduler.in_flight()
+        if answered:
+            self._connection.nudge()    # the I/O thread times the answers of what went out
 
     def torque(self, on: bool) -> None:
         """Turn every servo's torque on, holding its present position, or off (limp).
