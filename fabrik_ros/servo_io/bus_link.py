@@ -327,7 +327,7 @@ class _BusTraffic:
         self._scheduler.written(now_s)
 
     def received(self, data: bytes, now_s: float) -> None:
-        """Feed the codec and hand the statuses to the scheduler."""
+        """Feed the codec and hand the statuses to the scheduler (none new without bytes)."""
         if data:
             self._codec.feed(data)
-        self._scheduler.received(now_s)
+            self._scheduler.received(now_s)
