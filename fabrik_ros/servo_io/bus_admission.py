@@ -1,6 +1,6 @@
 """One servo's answered steps on a bus: its admission and its torque, each write acknowledged.
 
-Admission (rule 1 of :mod:`fabrik_ros.servo_io.bus_scheduler`): a servo found silent is
+Admission (run by :mod:`fabrik_ros.servo_io.bus_tasks`): a servo found silent is
 pinged; then its model number, position-limit registers and torque state are read, the arm
 file's homing offset written where the servo holds another (torque off first; Feetech EEPROM
 unlocked and locked again), and its present position read. Only then may a goal reach it: an
@@ -154,14 +154,8 @@ class ServoSteps:
         wanted = self._offsets.get(servo.id)
         if wanted is None or wanted == servo.homing_offset:
             return True
-        table = servo.table
-        if not (yield from self.write(servo, table.torque_enable, 0)):
-            return False
-        servo.torque = False
-        if table.lock is not None and not (yield from self.write(servo, table.lock, 0)):
-            return False
-        written = yield from self.write(servo, register, wanted)
-        if table.lock is not None and not (yield from self.write(servo, table.lock, 1)):
+        written = yield from self._write_offset(servo, register, wanted)
+        if written is None:
             return False
         check = yield from self.read(servo, 'homing offset', [register])
         if check is None:
@@ -176,6 +170,23 @@ class ServoSteps:
                                               f'{servo.homing_offset}, the arm file wants '
                                               f'{wanted}, and writing it failed'))
         return True
+
+    def _write_offset(self, servo: ServoRecord, register: Register, wanted: int
+                      ) -> Generator[Request, Optional[StatusPacket], Optional[bool]]:
+        """Turn the torque off, unlock the EEPROM, write ``wanted``, lock it again.
+
+        :returns: whether the offset write was carried out; None if a step around it failed
+        """
+        table = servo.table
+        if not (yield from self.write(servo, table.torque_enable, 0)):
+            return None
+        servo.torque = False
+        if table.lock is not None and not (yield from self.write(servo, table.lock, 0)):
+            return None
+        written = yield from self.write(servo, register, wanted)
+        if table.lock is not None and not (yield from self.write(servo, table.lock, 1)):
+            return None
+        return written
 
     def hold_torque(self, servo: ServoRecord, want: Optional[bool]) -> Task:
         """Bring the servo's torque to ``want`` (None: leave it); on: hold where it stands."""

@@ -115,13 +115,16 @@ class BusLink(ConnectedLink):
         if not 0.0 <= move_s <= MOVE_MAX_S:
             raise ValueError(f'move_s = {move_s!r}, must be within [0, {MOVE_MAX_S}]')
         with self._cv:
-            pending = self._scheduler.set_goals(counts_by_id, move_s, self._clock())
+            pending = self._scheduler.set_goals(counts_by_id, move_s)
         if pending:
             return           # an unsent command already has the I/O thread's attention
-        if self._connection.write_now(self._scheduler.next_write):
-            self._connection.nudge()    # the I/O thread recomputes its wait (a read may follow)
-        else:
-            self._connection.wake()
+        if not self._connection.write_now(self._scheduler.next_write):
+            self._connection.wake()     # the I/O thread writes it when the line is free
+            return
+        with self._cv:
+            answered = self._scheduler.in_flight()
+        if answered:
+            self._connection.nudge()    # the I/O thread times the answers of what went out
 
     def torque(self, on: bool) -> None:
         """Turn every servo's torque on, holding its present position, or off (limp).
@@ -324,7 +327,7 @@ class _BusTraffic:
         self._scheduler.written(now_s)
 
     def received(self, data: bytes, now_s: float) -> None:
-        """Feed the codec and hand the statuses to the scheduler."""
+        """Feed the codec and hand the statuses to the scheduler (none new without bytes)."""
         if data:
             self._codec.feed(data)
-        self._scheduler.received(now_s)
+            self._scheduler.received(now_s)

@@ -4,11 +4,11 @@ A servo that misses ``lost_after`` requests in a row is *lost*: left out of read
 (each request it misses holds the line for a reply timeout) and pinged until it answers, then
 admitted anew. It is named *silent* (a notice, its health) only once the requests it missed
 span ``SILENT_AFTER_S`` while other servos answered, or ``BUS_QUIET_S`` while none did. A count
-of requests alone took a simulator thread stalled for 50 ms on a loaded host, or an adapter's
-late USB transfer, for six dead servos: a stall quiets every servo at once, a dead servo goes
-quiet alone. A servo that missed the handshake's pings (``max_retries`` + 1 of them) is named
-at once. One lost, not yet named, is pinged every ``CONFIRM_PING_S``; one named, every
-``REPING_S``.
+of requests alone would name every servo dead after any pause of the host's I/O thread or the
+adapter (a stalled thread, a late USB transfer): a stall quiets every servo at once, while a
+dead servo goes quiet alone. A servo that missed the handshake's pings (``max_retries`` + 1
+of them) is named at once. One lost, not yet named, is pinged every ``CONFIRM_PING_S``; one
+named, every ``REPING_S``.
 """
 
 from typing import Optional
@@ -19,14 +19,13 @@ from fabrik_ros.servo_io.bus_requests import ServoRecord
 REPING_S = 1.0                  # a servo named silent is pinged again this often
 CONFIRM_PING_S = 0.02           # a servo lost, not yet named, is pinged this often
 # A servo is named silent once the requests it missed in a row span this long (and number
-# ``lost_after``, the last a ping of its own) while other servos answered: twice the longest
-# stall the tester saw on a loaded host (a simulator's thread, 20-50 ms), and still named
-# within 0.2 s of its first missed request, so the driver's next diagnostics (1 Hz) show it.
+# ``lost_after``, the last a ping of its own) while other servos answered: longer than a loaded
+# host's thread stalls (tens of milliseconds), and still named within 0.2 s of its first
+# missed request, so the driver's next diagnostics (1 Hz) show it.
 SILENT_AFTER_S = 0.1
 # When no servo answered either, the host, the adapter or the simulator stalled, or the
-# servos' supply is off: named after this long instead. Stalls past 0.1 s were seen with a
-# 2-core host running 5 busy threads; a supply cut is still named within the diagnostics'
-# second.
+# servos' supply is off: named after this long instead, as a small host kept busy can stall
+# past 0.1 s; a supply cut is still named within the diagnostics' second.
 BUS_QUIET_S = 0.5
 
 

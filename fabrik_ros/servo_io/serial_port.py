@@ -10,7 +10,7 @@ import serial
 from fabrik_ros.servo_io.errors import LinkLost, LinkTimeout
 
 SerialFactory = Callable[[str, int, float], Any]
-READ_SLICE_S = 0.01      # longest a read blocks; bounds how late a deadline is noticed
+READ_SLICE_S = 0.01      # a read's timeout until the first wait sets its own
 
 
 def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
@@ -52,23 +52,27 @@ class SerialPort:
             raise LinkLost(f'{path}: cannot open: {error}') from error
 
     def read(self, max_wait_s: float, idle: threading.Event) -> bytes:
-        """Return what has arrived, waiting up to ``max_wait_s`` (at most one read slice).
+        """Return what has arrived, waiting up to ``max_wait_s`` for the first byte.
 
-        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read, so
-        setting ``idle`` ends them early (as :meth:`wake` ends a read).
+        The wait blocks in the port, so it ends as soon as bytes arrive, when :meth:`wake` is
+        called, or when ``max_wait_s`` is over: an idle link sleeps until it has something to
+        do instead of waking on a fixed slice. It does not start if ``idle`` is set already.
 
         :raises LinkLost: if the device reports an error (unplugged, EIO).
         """
         try:
             waiting = self._port.in_waiting
-            if waiting or max_wait_s >= READ_SLICE_S:
-                return bytes(self._port.read(max(1, waiting)))
+            if waiting:
+                return bytes(self._port.read(waiting))
+            if max_wait_s <= 0.0 or idle.is_set():
+                return b''
+            if getattr(self._port, 'timeout', max_wait_s) != max_wait_s:
+                self._port.timeout = max_wait_s    # pyserial: no termios write if unchanged
+            return bytes(self._port.read(1))
         except serial.SerialException as error:
             raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
         except OSError as error:
             raise LinkLost(f'{self.path}: read failed: {error}') from error
-        idle.wait(max_wait_s)
-        return b''
 
     def write(self, data: bytes) -> None:
         """Write all of ``data``.

@@ -2,10 +2,13 @@
 
 from dataclasses import replace
 import re
+import threading
 import time
 
 import pytest
 
+from fabrik_ros.boardsim.feetech_bus import FeetechBusFirmware
+from fabrik_ros.boardsim.servo_model import ServoModel
 from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
@@ -239,3 +242,59 @@ def test_the_servos_named_at_ready_are_all_that_answered_not_the_admitted_so_far
             board.firmware.servo(4).silent = True
         assert poll(lambda: link.health()[4].silent_since_s is not None)
         assert re.fullmatch(r'\S+ x5 \(silent: id 4\)', link.board), link.board
+
+
+class _InstantBus:
+    """A bus adapter (pyserial's interface) whose servos answer at once; it notes read waits."""
+
+    out_waiting = 0
+
+    def __init__(self) -> None:
+        self._firmware = FeetechBusFirmware(ServoModel(len(IDS)), 'sim')
+        self._cv = threading.Condition()
+        self._inbox = bytearray()
+        self._cancelled = False
+        self.timeout = 0.01
+        self.waits: list[float] = []        # the timeout of each read that found nothing
+
+    @property
+    def in_waiting(self) -> int:
+        with self._cv:
+            return len(self._inbox)
+
+    def write(self, data: bytes) -> int:
+        reply = self._firmware.receive(bytes(data), time.monotonic())
+        with self._cv:
+            self._inbox += reply
+            self._cv.notify_all()
+        return len(data)
+
+    def read(self, size: int) -> bytes:
+        with self._cv:
+            if not self._inbox:
+                self.waits.append(self.timeout)
+            self._cv.wait_for(lambda: self._inbox or self._cancelled, self.timeout)
+            self._cancelled = False
+            data = bytes(self._inbox[:size])
+            del self._inbox[:size]
+            return data
+
+    def cancel_read(self) -> None:
+        with self._cv:
+            self._cancelled = True
+            self._cv.notify_all()
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.timeout(20)
+def test_an_idle_link_sleeps_in_the_port_until_it_has_something_to_do():
+    """With nothing due the I/O thread waits for bytes or its next timer, not in short slices."""
+    adapter = _InstantBus()
+    link = BusLink('loop://instant', protocol=Protocol.FEETECH, ids=IDS,
+                   options=replace(BUS_OPTIONS, poll_hz=0.0), telemetry_hz=0.0,
+                   serial_factory=lambda path, baud, write_timeout_s: adapter)
+    with link:
+        assert link.wait_ready(5.0) == IDS
+        assert poll(lambda: adapter.waits and adapter.waits[-1] > 0.5), adapter.waits[-5:]

@@ -104,8 +104,8 @@ class PositionReport:
 def crc16_ccitt_false(data: bytes, crc: int = 0xFFFF) -> int:
     """Return the CRC-16/CCITT-FALSE of ``data`` (poly 0x1021, init 0xFFFF, no reflection).
 
-    binascii's CRC-CCITT (as in BinHex) is this CRC when seeded with 0xFFFF, computed in C:
-    a bit loop in Python took about 10 µs per frame, on every command's way to the board.
+    binascii's CRC-CCITT (as in BinHex) is this CRC when seeded with 0xFFFF, computed in C,
+    where a Python bit loop would run on every command's way to the board.
 
     >>> hex(crc16_ccitt_false(b'123456789'))
     '0x29b1'

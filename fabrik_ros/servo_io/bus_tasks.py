@@ -1,0 +1,137 @@
+"""One servo's answered steps at a time: its admission, its re-pings, its torque changes.
+
+Admission (:class:`~fabrik_ros.servo_io.bus_admission.ServoSteps` has the steps) comes before
+any goal on a connection: an STS3215 is torqued at power-up, and a goal written before its
+present position was read would move the arm at once. A servo that stopped answering is
+pinged until it answers and is then admitted anew; a goal set before it (re)appeared is stale
+and dropped, so it holds where it stands until the next command. After admission a servo
+holds the torque the caller wants, or where the caller has not said, the torque it had (an
+STS3215 torqued at power-up holds the arm again after its homing offset was written).
+
+A torque change goes to every admitted servo by unicast writes, each answered. The latest wish
+wins: a servo whose own task is under way gets it when that task ends, if the task left the
+servo otherwise.
+"""
+
+from collections import deque
+from collections.abc import Mapping
+import math
+from typing import Optional
+
+from fabrik_ros.servo_io.bus_admission import ServoSteps
+from fabrik_ros.servo_io.bus_goals import GoalWrites
+from fabrik_ros.servo_io.bus_requests import Request, ServoRecord, Task
+from fabrik_ros.servo_io.bus_silence import ping_interval
+from fabrik_ros.servo_io.protocols.bus_codec import StatusPacket
+
+
+class ServoTasks:
+    """The queue of servo tasks, the one running, and the torque the caller wants.
+
+    :param steps: the answered steps tasks are made of
+    :param servos: what is known of each servo, by id
+    :param goals: the goals, of which a (re)admitted servo's stale one is dropped
+    """
+
+    def __init__(self, steps: ServoSteps, servos: Mapping[int, ServoRecord],
+                 goals: GoalWrites) -> None:
+        self.torque_want: Optional[bool] = None     # None: the caller has not said
+        self._steps = steps
+        self._servos = servos
+        self._goals = goals
+        self._queue: deque[tuple[ServoRecord, Task]] = deque()
+        self._running: Optional[tuple[ServoRecord, Task]] = None
+        self._next: Optional[Request] = None        # the running task's next request
+
+    def reset(self) -> None:
+        """Drop every task (a new connection)."""
+        self._queue.clear()
+        self._running = None
+        self._next = None
+
+    def pending(self) -> bool:
+        """Return True while a task is queued or running."""
+        return self._running is not None or bool(self._queue)
+
+    def admit(self, servo: ServoRecord, *, pinged: bool) -> None:
+        """Queue ``servo``'s admission (``pinged``: it answered a ping just now)."""
+        self._start(servo, self._admit(servo, pinged=pinged))
+
+    def want_torque(self, on: bool) -> None:
+        """Bring every admitted servo's torque to ``on``; a busy one when its task ends."""
+        self.torque_want = on
+        for servo in self._servos.values():
+            if servo.admitted and servo.lost_since is None:
+                if servo.busy:
+                    servo.rewish = True
+                else:
+                    self._start(servo, self._hold_torque(servo))
+
+    def next_ping_s(self) -> float:
+        """Return when the next servo that stopped answering is pinged [s] (inf: none)."""
+        return min((s.next_ping_s for s in self._servos.values()
+                    if s.lost_since is not None and not s.busy), default=math.inf)
+
+    def request(self, now_s: float) -> Optional[Request]:
+        """Return the running task's next request, starting queued tasks (and re-pings)."""
+        if self._running is None:
+            self._queue_pings(now_s)
+        while self._next is None and self._running is None and self._queue:
+            self._running = self._queue.popleft()
+            self._step(None, first=True)
+        request, self._next = self._next, None
+        if request is not None:
+            request.done = self._answered
+        return request
+
+    def _answered(self, statuses: dict[int, StatusPacket], stamp_s: float) -> None:
+        """Give the running task the answer to its request (None: none came)."""
+        assert self._running is not None
+        self._step(statuses.get(self._running[0].id))
+
+    def _start(self, servo: ServoRecord, task: Task) -> None:
+        servo.busy = True
+        self._queue.append((servo, task))
+
+    def _step(self, status: Optional[StatusPacket], first: bool = False) -> None:
+        """Give the running task an answer and keep its next request; see to a late wish."""
+        assert self._running is not None
+        servo, task = self._running
+        try:
+            self._next = next(task) if first else task.send(status)
+        except StopIteration:
+            servo.busy = False
+            self._running = None
+            self._next = None
+            if servo.rewish:
+                servo.rewish = False
+                if (servo.admitted and servo.lost_since is None
+                        and self.torque_want is not None and servo.torque is not self.torque_want):
+                    self._start(servo, self._hold_torque(servo))
+
+    def _queue_pings(self, now_s: float) -> None:
+        for servo in self._servos.values():
+            if servo.lost_since is not None and not servo.busy and now_s >= servo.next_ping_s:
+                servo.next_ping_s = now_s + ping_interval(servo)
+                self.admit(servo, pinged=False)
+
+    def _admit(self, servo: ServoRecord, *, pinged: bool) -> Task:
+        """Ping (unless it just answered one), admit, drop a stale goal, hold the torque."""
+        if not pinged and not (yield from self._steps.ping(servo)):
+            return
+        servo.misses = 0
+        begun = self._goals.version
+        held = yield from self._steps.admit(servo)
+        if held is None:
+            return
+        self._goals.drop_older(servo.id, begun)
+        servo.admitted = True
+        yield from self._hold_torque(servo, held)
+
+    def _hold_torque(self, servo: ServoRecord, held: Optional[bool] = None) -> Task:
+        """Bring the servo's torque to what the caller wants; on: hold where it stands.
+
+        :param held: the torque to restore where the caller has not said (None: leave it)
+        """
+        want = self.torque_want if self.torque_want is not None else held
+        yield from self._steps.hold_torque(servo, want)
