@@ -35,9 +35,13 @@ def _give_worker_its_domain() -> None:
 _give_worker_its_domain()
 isolate_ros(ros_home=REPO_ROOT / 'build' / 'ros', force=True)
 # Every process a test starts inherits this tag (test/bench/processes.py), so that what a test
-# left running can be found at the end, whichever group or session it moved to. The xdist
-# workers inherit the controlling process's tag, which checks after they are gone.
-SESSION_TAG = os.environ.setdefault(TAG, f'session-{os.getpid()}')
+# left running can be found at the end, whichever group or session it moved to. An xdist
+# worker extends the controlling process's tag with its name: a worker's checks see its own
+# tests' processes only, the controlling process (RUN_TAG) all of them once the workers ended.
+RUN_TAG = os.environ.setdefault(TAG, f'session-{os.getpid()}')
+_WORKER = os.environ.get('PYTEST_XDIST_WORKER', '')
+SESSION_TAG = f'{RUN_TAG}-{_WORKER}' if _WORKER else RUN_TAG
+os.environ[TAG] = SESSION_TAG
 # A node's own cleanup takes well under this; only a leftover makes the session wait for it.
 _LEFTOVER_WAIT_S = 10.0
 
@@ -48,12 +52,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     A node left behind keeps retrying its pseudo-terminal and can later write onto another
     test's simulated board that reused the pty's number: it is ended here and named.
     """
-    if os.environ.get('PYTEST_XDIST_WORKER'):
+    if _WORKER:
         return            # the controlling process checks, once every worker has ended
-    left = wait_until_gone(SESSION_TAG, _LEFTOVER_WAIT_S)
+    left = wait_until_gone(RUN_TAG, _LEFTOVER_WAIT_S, prefix=True)
     if not left:
         return
-    end_tagged(SESSION_TAG)
+    end_tagged(RUN_TAG, prefix=True)
     reporter = session.config.pluginmanager.get_plugin('terminalreporter')
     if reporter is not None:
         reporter.write_line(f'still running after the tests (ended now): {left}', red=True)

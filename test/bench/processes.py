@@ -34,11 +34,12 @@ class Found:
     command: str
 
 
-def tagged(tag: str, *, package_only: bool = True) -> list[Found]:
+def tagged(tag: str, *, package_only: bool = True, prefix: bool = False) -> list[Found]:
     """Return the live processes whose environment holds ``TAG=tag`` (this one left out).
 
     :param package_only: only those running something of the package (not, say, a ros2
         daemon a CLI test started, which outlives its test by design)
+    :param prefix: also those whose tag starts with ``tag`` (a worker's tag extends its run's)
     """
     wanted = f'{TAG}={tag}'.encode()
     found = []
@@ -51,31 +52,37 @@ def tagged(tag: str, *, package_only: bool = True) -> list[Found]:
                 errors='replace').strip()
         except OSError:          # ended meanwhile, or not ours to read
             continue
-        if wanted not in environ or not command:    # a zombie has no command line
+        if not command or not _holds(environ, wanted, prefix):   # a zombie has no command line
             continue
         if not package_only or any(marker in command for marker in PACKAGE_MARKERS):
             found.append(Found(int(entry.name), command))
     return found
 
 
-def end_tagged(tag: str, timeout_s: float = _STOP_S) -> list[Found]:
+def _holds(environ: list[bytes], wanted: bytes, prefix: bool) -> bool:
+    if prefix:
+        return any(entry.startswith(wanted) for entry in environ)
+    return wanted in environ
+
+
+def end_tagged(tag: str, timeout_s: float = _STOP_S, *, prefix: bool = False) -> list[Found]:
     """Send SIGTERM to every process of the package carrying ``tag``, SIGKILL if it stays.
 
     :returns: the processes that were still running (empty: nothing was left)
     """
-    left = tagged(tag)
+    left = tagged(tag, prefix=prefix)
     for process in left:
         _signal(process.pid, signal.SIGTERM)
-    if not poll(lambda: not tagged(tag), timeout_s):
-        for process in tagged(tag):
+    if not poll(lambda: not tagged(tag, prefix=prefix), timeout_s):
+        for process in tagged(tag, prefix=prefix):
             _signal(process.pid, signal.SIGKILL)
     return left
 
 
-def wait_until_gone(tag: str, timeout_s: float) -> list[Found]:
+def wait_until_gone(tag: str, timeout_s: float, *, prefix: bool = False) -> list[Found]:
     """Wait until no process of the package carries ``tag``; return those still there."""
-    poll(lambda: not tagged(tag), timeout_s)
-    return tagged(tag)
+    poll(lambda: not tagged(tag, prefix=prefix), timeout_s)
+    return tagged(tag, prefix=prefix)
 
 
 def _signal(pid: int, number: int) -> None:
