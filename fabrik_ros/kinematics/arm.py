@@ -528,19 +528,20 @@ class Arm:
         Every seeded solve reads its seed here first, as plain floats.
         """
         try:
-            positions = [float(v) for v in seed]
+            positions = list(map(float, seed))
         except (TypeError, ValueError):
             return None
         if len(positions) != len(self.joints):
             return None
-        geometric = []
-        for index, (lowest, highest, zero, direction) in enumerate(self._seed_numbers):
+        for index, (lowest, highest, _, _) in enumerate(self._seed_numbers):
             value = positions[index]
             if not lowest <= value <= highest:
                 if not math.isfinite(value):
                     return None
-                value = positions[index] = lowest if value < lowest else highest
-            geometric.append(zero + direction * value)
+                positions[index] = lowest if value < lowest else highest
+        geometric = [zero + direction * value
+                     for value, (_, _, zero, direction) in zip(positions, self._seed_numbers,
+                                                               strict=True)]
         return positions, geometric
 
     @cached_property
