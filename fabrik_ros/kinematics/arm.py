@@ -217,13 +217,15 @@ class Arm:
         x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
         if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
             return False, None      # far or not finite: a stand-in target, or a refusal
+        model = self.model
         if seed is None:
-            return True, self._first_try((x, y, z), goal, self.model.home,
-                                         self._home_positions, False, bend, None)
+            return True, self._first_try((x, y, z), goal, model.home, self._home_positions,
+                                         self._home_plane, False, bend, None)
         read = self._seed_floats(seed)
         if read is None:
             return False, None
-        return True, self._first_try((x, y, z), goal, read[1], read[0], True, bend, None)
+        plane = model.plane_for(model.roll_of(read[1]))
+        return True, self._first_try((x, y, z), goal, read[1], read[0], plane, True, bend, None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask', *, first_tried: bool) -> IkResult:
@@ -234,8 +236,8 @@ class Arm:
         """
         plane = self.model.plane_for(roll)
         if ask.approach is None and not first_tried:
-            first = self._first_try(aim, goal, start, self._positions(start), seeded, ask.bend,
-                                    ask.pole)
+            first = self._first_try(aim, goal, start, self._positions(start), plane, seeded,
+                                    ask.bend, ask.pole)
             if first is not None:
                 return first
         ik = self._ik(roll, plane)
@@ -255,7 +257,7 @@ class Arm:
         return self._result(angles, goal, iterations, answer, ask.approach)
 
     def _first_try(self, aim: Sequence[float], goal: Sequence[float], start: Sequence[float],
-                   positions: Sequence[float], seeded: bool, bend: Bend,
+                   positions: Sequence[float], plane: RollPlane, seeded: bool, bend: Bend,
                    pole: Vec3 | None) -> IkResult | None:
         """Return the first try's answer in the first plane, None if the search must run.
 
@@ -267,10 +269,9 @@ class Arm:
 
         :param aim: the target from the base point [m]; ``goal`` the target itself [m]
         :param start: geometric angles the joints the try leaves keep; ``positions`` the same
-            as joint positions
+            as joint positions; ``plane`` the chain at their roll
         """
         x, y, z = aim
-        plane = self.model.plane_for(self.model.roll_of(start))
         planar, lateral = plane.planar, plane.lateral_m
         tolerance = self.options.tolerance_m
         yaw = self.model.yaw
@@ -279,13 +280,17 @@ class Arm:
             off_plane = found.off_plane_m
             if off_plane >= tolerance:
                 return None
-            side = (0 if bend is Bend.ANY else bend_side(bend, found.target - planar.chain.base)
-                    ) if pole is None else wanted_side(bend, pole, found, planar.chain.base)
+            side = 0
+            if pole is not None:
+                side = wanted_side(bend, pole, found, planar.chain.base)
+            elif bend is not Bend.ANY:
+                side = bend_side(bend, found.target - planar.chain.base)
             pose = closed_form(planar, found.target, side,
                                math.sqrt(tolerance * tolerance - off_plane * off_plane))
             if pose is None:
                 return None
-            result = self._first_answer(plane, positions, found.yaw_rad, *pose, goal)
+            pitches, tip = pose
+            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)
             if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
                 return result
             return None
@@ -300,7 +305,8 @@ class Arm:
                         math.sqrt(tolerance * tolerance - off_plane * off_plane))
         if moved is None:
             return None
-        result = self._first_answer(plane, positions, turn, *moved, goal)
+        pitches, tip = moved
+        result = self._first_answer(plane, positions, turn, pitches, tip, goal)
         return result if result.reached else None
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
@@ -558,6 +564,11 @@ class Arm:
         indices = ((0,) if self.model.yaw is not None else ()) + self.model.pitch_index
         return tuple((i, self.joints[i].zero_rad, self.joints[i].direction,
                       self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
+
+    @cached_property
+    def _home_plane(self) -> RollPlane:
+        """Return the chain at the home roll (every cold solve's)."""
+        return self.model.plane_for(self.model.roll_of(self.model.home))
 
     @cached_property
     def _home_positions(self) -> tuple[float, ...]:

@@ -18,7 +18,7 @@ import numpy as np
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.approach import angle_between, in_base
 from fabrik_ros.kinematics.description.joint import Joint
-from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, TURN, wrap
+from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, TINY, TURN, wrap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.single.attempts import Attempts
@@ -94,18 +94,28 @@ def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float | Non
 def first_plane(yaw: Joint | None, x: float, y: float, z: float, lateral_m: float = 0.0) -> Plane:
     """Return the first plane :func:`candidate_planes` yields without a preferred yaw.
 
-    The arm facing the target (x, y, z) [m] when the yaw range allows it, found without
-    building the list: every cold solve's first try starts here.
+    The arm facing the target (x, y, z) [m] when the yaw range allows it, else reaching over
+    the top to it, else at the lower yaw limit; found on floats without building the list:
+    every cold solve's first try starts here.
     """
-    if yaw is not None:
-        facing = branch_headings(x, y, lateral_m)[0]
-        turn = yaw.min_rad + (facing - yaw.min_rad) % TURN      # first_turn, on one value
-        if turn <= yaw.max_rad:
-            heading = cmath.rect(1.0, turn)     # plane_coordinates, on one value
-            along = x * heading.real + y * heading.imag
-            return Plane(turn, complex(along, z), abs(y * heading.real - x * heading.imag
-                                                      - lateral_m))
-    return next(candidate_planes(yaw, Vec3(x, y, z), None, lateral_m))
+    if yaw is None:
+        return _plane_on_floats(0.0, x, y, z, lateral_m)
+    low, high = yaw.min_rad, yaw.max_rad
+    azimuth = math.atan2(y, x)      # branch_headings, on one value
+    turn = math.asin(min(1.0, max(-1.0, lateral_m / max(math.hypot(x, y), TINY)))
+                     ) if lateral_m != 0.0 else 0.0
+    facing = low + (azimuth - turn - low) % TURN     # first_turn, on one value
+    if facing <= high:
+        return _plane_on_floats(facing, x, y, z, lateral_m)
+    over = low + (azimuth + math.pi + turn - low) % TURN
+    return _plane_on_floats(over if over <= high else low, x, y, z, lateral_m)
+
+
+def _plane_on_floats(yaw_rad: float, x: float, y: float, z: float, lateral_m: float) -> Plane:
+    """Return :func:`_plane` for a target given as floats (plane_coordinates, on one value)."""
+    heading = cmath.rect(1.0, yaw_rad)
+    along = x * heading.real + y * heading.imag
+    return Plane(yaw_rad, complex(along, z), abs(y * heading.real - x * heading.imag - lateral_m))
 
 
 def _unique(angles: list[float]) -> list[float]:

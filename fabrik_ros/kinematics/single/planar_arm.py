@@ -98,37 +98,44 @@ class PlanarArm:
         """Return the even arc's angles [rad] and tip for one target, and whether it fits.
 
         Every cold solve tries this first, so it runs on plain floats with the chain's numbers
-        read once. The angles are turned into their joints' ranges by whole turns where they
-        fit one (``fits``: every angle in range, no slack); the tip is the arc's, on the line
-        from the base to the target at the arc's chord length.
+        read once. Where they fit (every angle in its joint's range up to whole turns, no
+        slack) the angles are turned into the ranges; the tip is the arc's, on the line from
+        the base to the target at the arc's chord length.
         """
-        lengths, base, hinges = self._arc_numbers
-        chords, turns = self._arc_lists
+        lengths, base, direction, hinges, chords, turns = self._arc_numbers
         aim = target - base
         distance = abs(aim)
         turn = -side * interpolate(distance, chords, turns)
         step = cmath.rect(1.0, turn)
-        direction, chord = self.chain.base_direction, 0j
+        chord = 0j
         for length in lengths:
             chord += direction * length
             direction *= step
         reach = abs(chord)
         heading = aim / distance if distance > TINY else 1 + 0j
-        angle = cmath.phase(heading) - cmath.phase(chord)
-        angles, fits = [], True
+        first = cmath.phase(heading) - cmath.phase(chord)
+        tip = base + heading * reach
+        angles, angle = [], first
         for low, width in hinges:
             offset = (angle - low) % TURN
-            fits = fits and offset <= width
-            angles.append(low + offset if offset <= width else angle)
+            if offset > width:
+                return [first] + [turn] * (len(lengths) - 1), tip, False
+            angles.append(low + offset)
             angle = turn
-        tip = base + heading * reach
-        return angles, tip, fits
+        return angles, tip, True
 
     @cached_property
-    def _arc_numbers(self) -> tuple[tuple[float, ...], complex, list[tuple[float, float]]]:
-        """Return the lengths, base and each hinge's (start, width) the arc uses."""
-        return (self.chain.lengths, self.chain.base,
-                [(c.min_rad, c.max_rad - c.min_rad) for c in self.chain.constraints])
+    def _arc_numbers(self) -> tuple[tuple[float, ...], complex, complex,
+                                    list[tuple[float, float]], list[float], list[float]]:
+        """Return what :meth:`arc_pose` reads, once.
+
+        The lengths, base, base direction, each hinge's (start, width), :attr:`arc_table`.
+        """
+        chain = self.chain
+        chords, turns = self.arc_table
+        return (chain.lengths, chain.base, chain.base_direction,
+                [(c.min_rad, c.max_rad - c.min_rad) for c in chain.constraints],
+                chords.tolist(), turns.tolist())
 
     def _arc(self, target: Scalar, side: Scalar) -> tuple[Scalar, Scalar]:
         """Return the first bone's direction and the even turn of the arc start."""
