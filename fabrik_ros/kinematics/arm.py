@@ -219,13 +219,13 @@ class Arm:
             return False, None      # far or not finite: a stand-in target, or a refusal
         model = self.model
         if seed is None:
-            return True, self._first_try((x, y, z), goal, model.home, self._home_positions,
+            return True, self._first_try(x, y, z, goal, model.home, self._home_positions,
                                          self._home_plane, False, bend, None)
         read = self._seed_floats(seed)
         if read is None:
             return False, None
         plane = model.plane_for(model.roll_of(read[1]))
-        return True, self._first_try((x, y, z), goal, read[1], read[0], plane, True, bend, None)
+        return True, self._first_try(x, y, z, goal, read[1], read[0], plane, True, bend, None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask', *, first_tried: bool) -> IkResult:
@@ -236,8 +236,8 @@ class Arm:
         """
         plane = self.model.plane_for(roll)
         if ask.approach is None and not first_tried:
-            first = self._first_try(aim, goal, start, self._positions(start), plane, seeded,
-                                    ask.bend, ask.pole)
+            first = self._first_try(aim.x, aim.y, aim.z, goal, start, self._positions(start),
+                                    plane, seeded, ask.bend, ask.pole)
             if first is not None:
                 return first
         ik = self._ik(roll, plane)
@@ -256,9 +256,9 @@ class Arm:
                                  plane.planar.angles(answer.solution.directions), plane, start)
         return self._result(angles, goal, iterations, answer, ask.approach)
 
-    def _first_try(self, aim: Sequence[float], goal: Sequence[float], start: Sequence[float],
-                   positions: Sequence[float], plane: RollPlane, seeded: bool, bend: Bend,
-                   pole: Vec3 | None) -> IkResult | None:
+    def _first_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                   start: Sequence[float], positions: Sequence[float], plane: RollPlane,
+                   seeded: bool, bend: Bend, pole: Vec3 | None) -> IkResult | None:
         """Return the first try's answer in the first plane, None if the search must run.
 
         Without a seed: the closed form in the plane facing the target (closed_form.py: the
@@ -267,11 +267,11 @@ class Arm:
         pole): the seed moved onto the target by least motion (seed_step.py) in the plane
         nearest the seed's yaw, which keeps the elbow's branch. Neither iterates.
 
-        :param aim: the target from the base point [m]; ``goal`` the target itself [m]
+        :param x: the target from the base point (``x``, ``y``, ``z``) [m]; ``goal`` the
+            target itself [m]
         :param start: geometric angles the joints the try leaves keep; ``positions`` the same
             as joint positions; ``plane`` the chain at their roll
         """
-        x, y, z = aim
         planar, lateral = plane.planar, plane.lateral_m
         tolerance = self.options.tolerance_m
         yaw = self.model.yaw

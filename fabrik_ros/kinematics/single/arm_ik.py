@@ -98,24 +98,20 @@ def first_plane(yaw: Joint | None, x: float, y: float, z: float, lateral_m: floa
     the top to it, else at the lower yaw limit; found on floats without building the list:
     every cold solve's first try starts here.
     """
-    if yaw is None:
-        return _plane_on_floats(0.0, x, y, z, lateral_m)
-    low, high = yaw.min_rad, yaw.max_rad
-    azimuth = math.atan2(y, x)      # branch_headings, on one value
-    turn = math.asin(min(1.0, max(-1.0, lateral_m / max(math.hypot(x, y), TINY)))
-                     ) if lateral_m != 0.0 else 0.0
-    facing = low + (azimuth - turn - low) % TURN     # first_turn, on one value
-    if facing <= high:
-        return _plane_on_floats(facing, x, y, z, lateral_m)
-    over = low + (azimuth + math.pi + turn - low) % TURN
-    return _plane_on_floats(over if over <= high else low, x, y, z, lateral_m)
-
-
-def _plane_on_floats(yaw_rad: float, x: float, y: float, z: float, lateral_m: float) -> Plane:
-    """Return :func:`_plane` for a target given as floats (plane_coordinates, on one value)."""
-    heading = cmath.rect(1.0, yaw_rad)
+    chosen = 0.0
+    if yaw is not None:
+        low, high = yaw.min_rad, yaw.max_rad
+        azimuth = math.atan2(y, x)      # branch_headings, on one value
+        turn = math.asin(min(1.0, max(-1.0, lateral_m / max(math.hypot(x, y), TINY)))
+                         ) if lateral_m != 0.0 else 0.0
+        chosen = low + (azimuth - turn - low) % TURN     # first_turn, on one value
+        if chosen > high:
+            chosen = low + (azimuth + math.pi + turn - low) % TURN
+            if chosen > high:
+                chosen = low
+    heading = cmath.rect(1.0, chosen)   # plane_coordinates, on one value
     along = x * heading.real + y * heading.imag
-    return Plane(yaw_rad, complex(along, z), abs(y * heading.real - x * heading.imag - lateral_m))
+    return Plane(chosen, complex(along, z), abs(y * heading.real - x * heading.imag - lateral_m))
 
 
 def _unique(angles: list[float]) -> list[float]:
