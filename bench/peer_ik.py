@@ -21,7 +21,8 @@ between slowed ours by 10 % more than the peer). The default call runs in a pass
   of the limits;
 - a stream of nearby targets (tool steps under 1 mm along a joint-space path): ours seeded
   from its previous answer, as fabrik_ik does within a stream, against the peer's best call
-  from its previous answer.
+  from its previous answer; each also counts its elbow flips (a change of the elbow's branch
+  between consecutive answers, which a tracked target must never cause).
 
 Success = residual under 0.1 mm (measured with the peer's FK, i.e. the URDF's when it read
 one) with every angle within both models' limits. On arm_4dof it then gives the project's own
@@ -39,6 +40,7 @@ import argparse
 from collections.abc import Callable
 import cProfile
 from dataclasses import dataclass
+import itertools
 import json
 import math
 import os
@@ -77,6 +79,7 @@ STREAM_STEP_M = 1e-3
 STREAM_WAYPOINTS = 12
 BATCH_SIZES = (100_000, 1_000)
 EXTRAS_SUCCESS_M = 1e-3
+FLIP_BEND = 0.05
 
 
 @dataclass(frozen=True)
@@ -346,8 +349,24 @@ def stream_run(arm: Arm, peer: Peer, call: PeerCall, limits: Limits,
         solution = solve(pose, q0=previous, **options)
         _timed(*best, started, solution.q)
         previous = solution.q
-    return {'ours, seeded': figures(peer, limits, targets[1:], *ours),
-            'rtb best call, q0 = previous': figures(peer, limits, targets[1:], *best)}
+    return {'ours, seeded': {**figures(peer, limits, targets[1:], *ours),
+                             'elbow_flips': elbow_flips(arm, ours[1])},
+            'rtb best call, q0 = previous': {**figures(peer, limits, targets[1:], *best),
+                                             'elbow_flips': elbow_flips(arm, best[1])}}
+
+
+def elbow_flips(arm: Arm, answers: list[np.ndarray]) -> int:
+    """Return how often the elbow changes branch between consecutive answers of a stream.
+
+    The branch is the sign of the sine of the elbow's geometric angle (the arm's second pitch
+    joint, in both models' joint convention); a step from or to an elbow within 0.05 of
+    straight or folded back (where a path may cross between branches) is not counted.
+    """
+    index = arm.model.pitch_index[1]
+    joint = arm.joints[index]
+    bends = [math.sin(joint.geometric(float(q[index]))) for q in answers]
+    return sum(1 for a, b in itertools.pairwise(bends)
+               if a * b < 0.0 and min(abs(a), abs(b)) > FLIP_BEND)
 
 
 def figures(peer: Peer, limits: Limits, targets: np.ndarray, times_us: list[float],
@@ -442,10 +461,12 @@ def print_arm(name: str, report: dict) -> None:
     print(f'  peer best call: {report["peer_best_call"]}')
     for title, key, ratio in (('random targets', 'single', 'median_ratio'),
                               ('stream, <= 1 mm steps', 'stream', 'stream_median_ratio')):
-        print(f'  {title:34} {"success":>8} {"us med":>8} {"us p90":>8} {"us p99":>8}')
+        flips = ' elbow flips' if key == 'stream' else ''
+        print(f'  {title:34} {"success":>8} {"us med":>8} {"us p90":>8} {"us p99":>8}{flips}')
         for solver, f in report[key].items():
             print(f'  {solver:34} {f["success_rate"]:8.2%} {f["us_median"]:8.1f} '
-                  f'{f["us_p90"]:8.1f} {f["us_p99"]:8.1f}')
+                  f'{f["us_p90"]:8.1f} {f["us_p99"]:8.1f}'
+                  + (f' {f["elbow_flips"]:11d}' if flips else ''))
         print(f'  median ours / rtb best call = {report[ratio]:.2f} (goal <= 0.5)')
 
 

@@ -3,7 +3,6 @@
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-import itertools
 import math
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -20,25 +19,33 @@ from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
-from fabrik_ros.kinematics.quick_solver import QuickSolver
-from fabrik_ros.kinematics.reckoning import rows_within_reckoning, within_reckoning
+from fabrik_ros.kinematics.reckoning import (
+    RECKONING_M,
+    rows_within_reckoning,
+    within_reckoning,
+)
 from fabrik_ros.kinematics.roll_search import nearest_reaching_roll
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     as_vec3,
+    bend_side,
     best_answer,
     candidate_planes,
+    first_plane,
     PlanarAnswer,
-    Plane,
+    plane_coordinates,
     planes_differ,
     stop_reason,
     turn_to_target,
+    wanted_side,
 )
 from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
+from fabrik_ros.kinematics.single.closed_form import closed_form
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
-from fabrik_ros.kinematics.single.yaw_branches import turns_within
+from fabrik_ros.kinematics.single.seed_step import step_to
+from fabrik_ros.kinematics.single.yaw_branches import nearest_turn, turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
 
@@ -175,49 +182,68 @@ class Arm:
         :param pole: (x, y, z) point the elbow should turn toward (overrides ``bend``) [m]
         :raises TargetError: (a ValueError) if target, seed, approach or pole is not finite
         """
-        if approach is None and pole is None and (bend or self.options.bend) is Bend.ANY:
-            quick = (self._quick.cold(target) if seed is None
-                     else self._quick.seeded(target, seed))
-            if quick is not None:
-                return quick
+        tried = False
+        if approach is None and pole is None:
+            tried, first = self._plain_first_try(target, seed, bend or self.options.bend)
+            if first is not None:
+                return first
         goal = as_vec3('target', target)
         aim = within_reckoning(goal if self._base is None else goal - self._base)
         pole_vec = None if pole is None else as_vec3('pole', pole)
         ask = _Ask(bend or self.options.bend,
                    pole_vec if pole_vec is None or self._base is None else pole_vec - self._base,
                    None if approach is None else _unit(as_vec3('approach', approach)))
-        start = self.model.home if seed is None else self._geometric(self._clamped_seed(seed))
+        start = self.model.home if seed is None else self._seed_angles(seed)
         roll = self.model.roll_of(start)
-        result = self._solve(aim, goal, start, seed is not None, roll, ask)
+        result = self._solve(aim, goal, start, seed is not None, roll, ask, first_tried=tried)
         if result.reached or not self._another_roll_may_reach(result):
             return result
         return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
 
-    @cached_property
-    def _quick(self) -> QuickSolver:
-        return QuickSolver(self.joints, self.model, self.options)
+    def _plain_first_try(self, target: FloatVector, seed: FloatVector | None,
+                         bend: Bend) -> tuple[bool, IkResult | None]:
+        """Return whether the first try ran, and its answer (None: the search must run).
+
+        Most solves end here, so a target of three finite floats and a seed of one finite
+        float per joint are read as they are, without the checks that name what is wrong with
+        other input (not run: :meth:`ik` runs those checks, then the first try).
+        """
+        try:
+            x, y, z = target
+            goal = (float(x), float(y), float(z))
+        except (TypeError, ValueError):
+            return False, None
+        base_x, base_y, base_z = self.offsets.base_xyz_m
+        x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
+        if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
+            return False, None      # far or not finite: a stand-in target, or a refusal
+        model = self.model
+        if seed is None:
+            return True, self._first_try(x, y, z, goal, model.home, self._home_positions,
+                                         self._home_plane, False, bend, None)
+        read = self._seed_floats(seed)
+        if read is None:
+            return False, None
+        plane = model.plane_for(model.roll_of(read[1]))
+        return True, self._first_try(x, y, z, goal, read[1], read[0], plane, True, bend, None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
-               ask: '_Ask') -> IkResult:
-        """Return the best answer with the roll joint at ``roll`` (geometric) [rad]."""
+               ask: '_Ask', *, first_tried: bool) -> IkResult:
+        """Return the best answer with the roll joint at ``roll`` (geometric) [rad].
+
+        The first try answers most targets at once (:meth:`_first_try`, unless it ran
+        already); the plane search with FABRIK's attempts answers the rest.
+        """
         plane = self.model.plane_for(roll)
+        if ask.approach is None and not first_tried:
+            first = self._first_try(aim.x, aim.y, aim.z, goal, start, self._positions(start),
+                                    plane, seeded, ask.bend, ask.pole)
+            if first is not None:
+                return first
         ik = self._ik(roll, plane)
         yaw = self.model.yaw
-        if not seeded and ask.approach is None:
-            quick = ik.quick(yaw, aim, bend=ask.bend, pole=ask.pole)
-            if quick is not None:
-                result = self._closed_form_result(plane, start, *quick, goal)
-                if result.reached or yaw is None or not planes_differ(plane.planar.chain,
-                                                                      plane.lateral_m):
-                    return result
         planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
                                   plane.lateral_m)
-        if seeded and ask.approach is None and ask.pole is None and ask.bend is Bend.ANY:
-            first = next(planes)
-            stepped = self._seed_step(first, plane, start, goal)
-            if stepped is not None:
-                return stepped
-            planes = itertools.chain((first,), planes)
         seed_points = plane.planar.points(self._planar_angles(start, plane)) if seeded else None
         answer, iterations = best_answer(ik, planes, seed_points=seed_points, bend=ask.bend,
                                          pole=ask.pole, approach=ask.approach)
@@ -230,16 +256,58 @@ class Arm:
                                  plane.planar.angles(answer.solution.directions), plane, start)
         return self._result(angles, goal, iterations, answer, ask.approach)
 
-    def _seed_step(self, first: Plane, plane: RollPlane, start: Sequence[float],
-                   goal: Vec3) -> IkResult | None:
-        """Return the seed moved onto the target in the first plane by least motion, or None.
+    def _first_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                   start: Sequence[float], positions: Sequence[float], plane: RollPlane,
+                   seeded: bool, bend: Bend, pole: Vec3 | None) -> IkResult | None:
+        """Return the first try's answer in the first plane, None if the search must run.
 
-        See :mod:`seed_step`: the first attempt from a seed, before FABRIK's; the float path
-        (:meth:`QuickSolver.step`) takes it the same way.
+        Without a seed: the closed form in the plane facing the target (closed_form.py: the
+        even arc, the tool triangles; the stretched pose that comes closest to a target
+        beyond reach, unless another plane may come closer). From a seed (bend ``ANY``, no
+        pole): the seed moved onto the target by least motion (seed_step.py) in the plane
+        nearest the seed's yaw, which keeps the elbow's branch. Neither iterates.
+
+        :param x: the target from the base point (``x``, ``y``, ``z``) [m]; ``goal`` the
+            target itself [m]
+        :param start: geometric angles the joints the try leaves keep; ``positions`` the same
+            as joint positions; ``plane`` the chain at their roll
         """
-        positions = [float(j.position(g)) for j, g in zip(self.joints, start, strict=True)]
-        return self._quick.step((goal.x, goal.y, goal.z), positions, start, plane,
-                                first.yaw_rad, first.target, first.off_plane_m)
+        planar, lateral = plane.planar, plane.lateral_m
+        tolerance = self.options.tolerance_m
+        yaw = self.model.yaw
+        if not seeded:
+            found = first_plane(yaw, x, y, z, lateral)
+            off_plane = found.off_plane_m
+            if off_plane >= tolerance:
+                return None
+            side = 0
+            if pole is not None:
+                side = wanted_side(bend, pole, found, planar.chain.base)
+            elif bend is not Bend.ANY:
+                side = bend_side(bend, found.target - planar.chain.base)
+            pose = closed_form(planar, found.target, side,
+                               math.sqrt(tolerance * tolerance - off_plane * off_plane))
+            if pose is None:
+                return None
+            pitches, tip = pose
+            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)
+            if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
+                return result
+            return None
+        if pole is not None or bend is not Bend.ANY:
+            return None
+        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
+                                                    start[0])
+        target, off_plane = plane_coordinates(turn, x, y, z, lateral)
+        if off_plane >= tolerance:
+            return None
+        moved = step_to(planar.chain, self._planar_angles(start, plane), target,
+                        math.sqrt(tolerance * tolerance - off_plane * off_plane))
+        if moved is None:
+            return None
+        pitches, tip = moved
+        result = self._first_answer(plane, positions, turn, pitches, tip, goal)
+        return result if result.reached else None
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
         """Return True when turning the roll could bring the tool onto the target.
@@ -265,7 +333,7 @@ class Arm:
         def solve_at(other: float) -> IkResult:
             moved = list(start)
             moved[index] = other
-            return self._solve(aim, goal, moved, seeded, other, ask)
+            return self._solve(aim, goal, moved, seeded, other, ask, first_tried=False)
 
         return nearest_reaching_roll(solve_at, joint.min_rad, joint.max_rad, roll, kept,
                                      tolerance_m=self.options.tolerance_m,
@@ -286,14 +354,22 @@ class Arm:
         return [turn for heading in (first, math.pi - first)
                 for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
-    def _closed_form_result(self, plane: RollPlane, start: Sequence[float], found: Plane,
-                            pitches: list[float], tip: complex, goal: Vec3) -> IkResult:
-        """Return the IkResult of a closed-form answer (within limits by construction).
+    def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
+                      pitches: list[float], tip: complex, goal: Sequence[float]) -> IkResult:
+        """Return the IkResult of a first try: the yaw and pitches set in ``positions``.
 
+        Every try turns its angles into their joints' ranges (geometric, the tool's turn on
+        the last pitch), so a position follows without a turn, a clamp taking the rounding.
         ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``.
         """
-        angles = self._angles_of(found.yaw_rad, pitches, plane, start)
-        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, found.yaw_rad)
+        angles = list(positions)
+        solved = [yaw_rad, *pitches] if self.model.yaw is not None else list(pitches)
+        solved[-1] -= plane.tool_turn_rad
+        for angle, (index, zero, direction, lowest, highest) in zip(solved, self._solved_numbers,
+                                                                    strict=True):
+            value = (angle - zero) * direction
+            angles[index] = lowest if value < lowest else highest if value > highest else value
+        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, yaw_rad)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
         return IkResult(np.array(angles), np.array(position), reached, error, 0,
@@ -436,8 +512,68 @@ class Arm:
         for index, angle in zip(self.model.pitch_index, planar_angles, strict=True):
             geometric[index] = angle
         geometric[self.model.pitch_index[-1]] -= plane.tool_turn_rad
+        return self._positions(geometric)
+
+    def _positions(self, geometric: Sequence[float]) -> list[float]:
+        """Return the joint positions of geometric angles [rad] (:meth:`Joint.position`)."""
         return [float(j.position(a)) for j, a in zip(self.joints, geometric, strict=True)]
 
+    def _seed_angles(self, seed: FloatVector) -> list[float]:
+        """Return the geometric angles of a seed, each position clamped into its limits.
+
+        A current pose may sit a hair outside the limits.
+
+        :raises TargetError: if the seed is not finite or not one value per joint
+        """
+        read = self._seed_floats(seed)
+        return self._geometric(self._clamped_seed(seed)) if read is None else read[1]
+
+    def _seed_floats(self, seed: FloatVector) -> tuple[list[float], list[float]] | None:
+        """Return a flat seed of one finite number per joint clamped, and geometric; else None.
+
+        Every seeded solve reads its seed here first, as plain floats.
+        """
+        try:
+            positions = list(map(float, seed))
+        except (TypeError, ValueError):
+            return None
+        if len(positions) != len(self.joints):
+            return None
+        for index, (lowest, highest, _, _) in enumerate(self._seed_numbers):
+            value = positions[index]
+            if not lowest <= value <= highest:
+                if not math.isfinite(value):
+                    return None
+                positions[index] = lowest if value < lowest else highest
+        geometric = [zero + direction * value
+                     for value, (_, _, zero, direction) in zip(positions, self._seed_numbers,
+                                                               strict=True)]
+        return positions, geometric
+
+    @cached_property
+    def _seed_numbers(self) -> tuple[tuple[float, float, float, int], ...]:
+        """Return each joint's limits, zero and direction."""
+        return tuple((j.min_rad, j.max_rad, j.zero_rad, j.direction) for j in self.joints)
+
+    @cached_property
+    def _solved_numbers(self) -> tuple[tuple[int, float, int, float, float], ...]:
+        """Return what turns a first try's angles into positions, for the yaw and pitch joints.
+
+        Per joint: its index, zero, direction and limits.
+        """
+        indices = ((0,) if self.model.yaw is not None else ()) + self.model.pitch_index
+        return tuple((i, self.joints[i].zero_rad, self.joints[i].direction,
+                      self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
+
+    @cached_property
+    def _home_plane(self) -> RollPlane:
+        """Return the chain at the home roll (every cold solve's)."""
+        return self.model.plane_for(self.model.roll_of(self.model.home))
+
+    @cached_property
+    def _home_positions(self) -> tuple[float, ...]:
+        """Return the home pose as joint positions [rad]."""
+        return tuple(j.home_rad for j in self.joints)
 
 class _Ask(NamedTuple):
     """What a solve is asked besides the target: elbow side, pole, tool direction."""

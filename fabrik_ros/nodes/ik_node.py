@@ -265,7 +265,7 @@ class FabrikIkNode(ConfiguredNode):
         """Hand the path to the worker; the arm holds still until it is ready."""
         start_m = _vector(self._arm.fk(self._seed() or self._arm.home)[-1])
         request = PathRequest(serialized, topic, self._arm.base_frame, start_m,
-                              self._parameter('path_speed_m_s'))
+                              self._parameter('path_speed_m_s'), self._arm)
         try:
             self._paths.submit(request)
         except TargetError as error:

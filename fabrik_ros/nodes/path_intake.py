@@ -1,13 +1,19 @@
 """Take target_path messages off the executor's thread: a size limit first, then a worker.
 
-A nav_msgs/Path of 100,000 poses kept fabrik_ik busy for about 10 s (issue 22): turning it
-into Python objects, checking every pose and sampling the curve all ran in the executor's
-thread, so every other target waited. Now the subscription takes the serialized bytes. The
-pose count is read from the message header (microseconds, whatever the size) and a path of
-more than :data:`MAX_PATH_POSES` is refused at once. A path within the limit is
-deserialized, checked and sampled on one worker thread, and handed back to the executor's
-thread when it is ready; meanwhile other targets are answered as usual. A target that comes
-in while a path is being prepared supersedes it, as a new target ends a path being followed.
+A long nav_msgs/Path would keep fabrik_ik's executor thread busy turning it into Python
+objects, checking every pose and sampling the curve, and every other target would wait. So the
+subscription takes the serialized bytes. The pose count is read from the message header (at
+once, whatever the size) and a path of more than :data:`MAX_PATH_POSES` is refused. A path
+within the limit is deserialized, checked and sampled on one worker thread, and handed back to
+the executor's thread when it is ready; meanwhile other targets are answered as usual. A target
+that comes in while a path is being prepared supersedes it, as a new target ends a path being
+followed.
+
+Before the arm moves, every pose is solved in one batch (:meth:`Arm.ik_batch`; the poses it
+misses once more one by one, where another roll may reach them): a path with a pose out of the
+arm's reach is refused, naming those poses and how far each stays from the closest pose, and
+the arm keeps its current target. Following it would leave the tool short of part of the path
+the user drew, silently but for a warning per solve; better to say so once, before it starts.
 Only the poses' positions are read: a path steers the tool point, whatever
 ``use_pose_orientation`` says (it applies to target_pose), and the line fabrik_ik logs when it
 starts following a path says so.
@@ -19,7 +25,9 @@ import threading
 from typing import Literal, Optional, Union
 
 from nav_msgs.msg import Path
+import numpy as np
 
+from fabrik_ros.kinematics import Arm
 from fabrik_ros.nodes.path_follower import PathFollower, Point
 from fabrik_ros.nodes.targets import (
     deserialized,
@@ -29,8 +37,10 @@ from fabrik_ros.nodes.targets import (
 )
 
 # The most poses a target_path may have. A pose every millimetre makes a 10 m path, far more
-# than an arm's reach traces; preparing one this size takes about 0.3 s on the worker.
+# than an arm's reach traces.
 MAX_PATH_POSES = 10_000
+# A refusal names this many of the poses out of reach, then says how many more there are.
+NAMED_POSES = 5
 # CDR encapsulation identifiers (plain CDR, as every ROS 2 middleware writes) -> byte order.
 _BYTE_ORDER: dict[bytes, Literal['big', 'little']] = {b'\x00\x00': 'big', b'\x00\x01': 'little'}
 _ENCAPSULATION_BYTES = 4
@@ -83,6 +93,7 @@ class PathRequest:
     base_frame: str
     start_m: Point       # where the tool is: the curve starts there
     speed_m_s: float
+    arm: Arm             # every pose is checked for reach with it
 
 
 @dataclass(frozen=True)
@@ -98,8 +109,8 @@ class PreparedPath:
 def prepare_path(request: PathRequest) -> PreparedPath:
     """Deserialize, check and sample a path (on the worker thread; touches no node).
 
-    :raises TargetError: for bytes that are no Path, too many poses, no poses, a wrong frame
-        or a non-finite pose
+    :raises TargetError: for bytes that are no Path, too many poses, no poses, a wrong frame,
+        a non-finite pose or a pose out of the arm's reach
     """
     msg = deserialized(request.serialized, Path, topic=request.topic)
     check_pose_count(len(msg.poses), request.topic)
@@ -109,7 +120,38 @@ def prepare_path(request: PathRequest) -> PreparedPath:
                                         speed_m_s=request.speed_m_s)
     except ValueError as error:     # finite poses, but too far out to draw a curve through
         raise TargetMessageError(TargetCause.NOT_FINITE, f'{request.topic}: {error}') from None
+    check_reach(request.arm, [t.position_m for t in targets], request.topic)
     return PreparedPath(follower, len(targets), request.topic, request.start_m)
+
+
+def check_reach(arm: Arm, positions_m: list[Point], topic: str) -> None:
+    """Refuse a path with a pose the arm cannot reach, naming the poses and their misses.
+
+    The poses are solved in one batch; the few it misses are solved once more one by one
+    (:meth:`Arm.ik` also turns a roll that moves the tool, which the batch keeps at home).
+
+    :raises TargetMessageError: naming the topic, the poses out of reach (index, position,
+        how far the closest pose stays) and how many there are
+    """
+    batch = arm.ik_batch(np.array(positions_m, dtype=float))
+    missed = []
+    for index in np.flatnonzero(~batch.reached):
+        result = arm.ik(positions_m[index])
+        if not result.reached:
+            missed.append((int(index), result.residual_m))
+    if not missed:
+        return
+    named = ', '.join(f'poses[{index}] {_fmt(positions_m[index])} by {residual * 1e3:.1f} mm'
+                      for index, residual in missed[:NAMED_POSES])
+    more = f' and {len(missed) - NAMED_POSES} more' if len(missed) > NAMED_POSES else ''
+    raise TargetMessageError(TargetCause.UNSOLVABLE,
+                             f'{topic}: {len(missed)} of {len(positions_m)} poses out of the '
+                             f"arm's reach, the closest pose misses {named}{more}: the arm "
+                             'keeps its current target')
+
+
+def _fmt(point: Point) -> str:
+    return '(' + ', '.join(f'{v:.4g}' for v in point) + ')'
 
 
 class PathIntake:

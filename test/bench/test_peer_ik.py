@@ -93,3 +93,38 @@ def _shortened(arm):
     """Return ``arm`` with its first link 1 mm shorter."""
     first, *rest = arm.links
     return replace(arm, links=(replace(first, length_m=first.length_m - 1e-3), *rest))
+
+
+def test_a_short_stream_alternates_both_solvers_and_counts_no_elbow_flip():
+    """Both follow 40 nearby targets from their previous answers; the report has the ratio."""
+    pytest.importorskip('roboticstoolbox')
+    import peer_ik
+    arm = load_arm(CONFIG)
+    peer = peer_ik.built_peer(arm)
+    limits = peer_ik.arm_limits(arm)
+    call = peer_ik.peer_calls(peer)[3]          # ik_LM chan, k 0.2
+    stream = peer_ik.stream_targets(peer, limits, np.random.default_rng(5), 40)
+    report = peer_ik.stream_run(arm, peer, call, limits, stream)
+    ours, theirs = report['ours, seeded'], report['rtb best call, q0 = previous']
+    assert ours['targets'] == theirs['targets'] == 39
+    assert ours['success_rate'] == theirs['success_rate'] == 1.0
+    assert ours['elbow_flips'] == 0
+    assert ours['us_median'] > 0.0 and theirs['us_median'] > 0.0
+
+
+def test_an_elbow_flip_is_counted_and_a_crossing_through_straight_is_not():
+    pytest.importorskip('roboticstoolbox')
+    import peer_ik
+    arm = load_arm(CONFIG)
+    index = arm.model.pitch_index[1]
+    joint = arm.joints[index]
+
+    def pose(bend_rad: float) -> np.ndarray:
+        angles = np.array(arm.home, dtype=float)
+        angles[index] = joint.position(bend_rad)
+        return angles
+
+    flip = [pose(0.6), pose(0.5), pose(-0.5)]
+    through_straight = [pose(0.2), pose(0.01), pose(-0.02), pose(-0.2)]
+    assert peer_ik.elbow_flips(arm, flip) == 1
+    assert peer_ik.elbow_flips(arm, through_straight) == 0

@@ -6,6 +6,7 @@ at azimuth ``a`` can be reached from yaw ``a`` (arm in front) or yaw ``a + pi`` 
 stops at a limit and the closest point in that plane is the answer.
 """
 
+import cmath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -17,17 +18,17 @@ import numpy as np
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.approach import angle_between, in_base
 from fabrik_ros.kinematics.description.joint import Joint
-from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, wrap
+from fabrik_ros.kinematics.elementwise import phase, pick, rotation, Scalar, TINY, TURN, wrap
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.single.attempts import Attempts
 from fabrik_ros.kinematics.single.chain import Chain, planar_pose
-from fabrik_ros.kinematics.single.closed_form import closed_form, triangle_angles
+from fabrik_ros.kinematics.single.closed_form import triangle_angles
 from fabrik_ros.kinematics.single.fabrik import backward_pass, check_finite, FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
 from fabrik_ros.kinematics.single.reach_boundary import closest_pose
 from fabrik_ros.kinematics.single.results import ChainSolution, StopReason
-from fabrik_ros.kinematics.single.yaw_branches import branch_headings, first_turn, turns_within
+from fabrik_ros.kinematics.single.yaw_branches import branch_headings, turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
 DEFAULT_OPTIONS = SolverOptions()
@@ -90,17 +91,27 @@ def candidate_planes(yaw: Joint | None, target: Vec3, preferred_yaw: float | Non
         yield _plane(turn, target, lateral_m)
 
 
-def first_plane(yaw: Joint | None, target: Vec3, lateral_m: float = 0.0) -> Plane:
+def first_plane(yaw: Joint | None, x: float, y: float, z: float, lateral_m: float = 0.0) -> Plane:
     """Return the first plane :func:`candidate_planes` yields without a preferred yaw.
 
-    The arm facing the target when the yaw range allows it, found without building the list.
+    The arm facing the target (x, y, z) [m] when the yaw range allows it, else reaching over
+    the top to it, else at the lower yaw limit; found on floats without building the list:
+    every cold solve's first try starts here.
     """
+    chosen = 0.0
     if yaw is not None:
-        facing = branch_headings(target.x, target.y, lateral_m)[0]
-        turn = first_turn(facing, yaw.min_rad)
-        if turn <= yaw.max_rad:
-            return _plane(turn, target, lateral_m)
-    return next(candidate_planes(yaw, target, None, lateral_m))
+        low, high = yaw.min_rad, yaw.max_rad
+        azimuth = math.atan2(y, x)      # branch_headings, on one value
+        turn = math.asin(min(1.0, max(-1.0, lateral_m / max(math.hypot(x, y), TINY)))
+                         ) if lateral_m != 0.0 else 0.0
+        chosen = low + (azimuth - turn - low) % TURN     # first_turn, on one value
+        if chosen > high:
+            chosen = low + (azimuth + math.pi + turn - low) % TURN
+            if chosen > high:
+                chosen = low
+    heading = cmath.rect(1.0, chosen)   # plane_coordinates, on one value
+    along = x * heading.real + y * heading.imag
+    return Plane(chosen, complex(along, z), abs(y * heading.real - x * heading.imag - lateral_m))
 
 
 def _unique(angles: list[float]) -> list[float]:
@@ -237,23 +248,6 @@ class ArmIk:
         """Return the pose at the reach boundary's point nearest ``target``."""
         return closest_pose(self.planar.chain, self.planar.boundary_arcs, target,
                             self.solver.options.tolerance_m)
-
-    def quick(self, yaw: Joint | None, target: Vec3, *, bend: Bend,
-              pole: Vec3 | None) -> tuple[Plane, list[float], complex] | None:
-        """Return the first plane, pitch angles [rad] and tip answering in closed form, or None.
-
-        Most targets are met by a closed-form pose in the first candidate plane, and targets
-        beyond reach get the stretched pose that comes closest (:func:`closed_form.closed_form`);
-        None means the full search must run.
-        """
-        plane = first_plane(yaw, target, self.lateral_m)
-        tolerance = self.solver.options.tolerance_m
-        if plane.off_plane_m >= tolerance:
-            return None
-        side = wanted_side(bend, pole, plane, self.planar.chain.base)
-        in_plane = math.sqrt(tolerance * tolerance - plane.off_plane_m * plane.off_plane_m)
-        found = closed_form(self.planar, plane.target, side, in_plane)
-        return None if found is None else (plane, *found)
 
     def _cold_starts(self, target: complex, seed_points: Sequence[complex] | None,
                      side: int) -> Iterator[Sequence[complex]]:
@@ -408,7 +402,8 @@ def as_vec3(name: str, value: FloatVector) -> Vec3:
         vector = Vec3(float(x), float(y), float(z))
     except (TypeError, ValueError) as error:
         raise TargetError(f'{name} = {value!r}, must be 3 numbers (x, y, z) [m]') from error
-    check_finite(name, vector)
+    if not (math.isfinite(vector.x) and math.isfinite(vector.y) and math.isfinite(vector.z)):
+        check_finite(name, vector)      # raises, naming the value
     return vector
 
 

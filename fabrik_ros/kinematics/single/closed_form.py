@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, wrap
+from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, TURN, wrap
 from fabrik_ros.kinematics.single.chain import Chain
-from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of, up_side
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of
 
 TOOL_DIRECTIONS = 24
 
@@ -97,23 +97,32 @@ def closed_form(planar: PlanarArm, target: complex, side: int,
 
     :param side: the wanted elbow side (0: either; the arc then bends up, as FABRIK's first
         start does)
+    :return: the angles, each turned into its joint's range, and the tip
     """
-    if abs(target - planar.chain.base) > planar.chain.total_length + tolerance_m:
-        return stretched(planar, target)
-    first = side or up_side(target - planar.chain.base)
-    angles = planar.arc_angles(target, first)
-    good, tip = fits(planar, angles, target, side, tolerance_m)
-    if good:
+    chain = planar.chain
+    aim = target - chain.base
+    if abs(aim) > chain.total_length + tolerance_m:
+        found = stretched(planar, target)
+        return None if found is None else (in_ranges(chain, found[0]), found[1])
+    first = side or (1 if aim.real >= 0.0 else -1)      # up_side, on one value
+    angles, tip, in_range = planar.arc_pose(target, first)
+    if in_range and abs(tip - target) <= tolerance_m:   # bent to ``first``: the wanted side
         return angles, tip
-    if len(planar.chain.lengths) != 3 or not planar.reach_region.contains(target):
+    if len(chain.lengths) != 3 or not planar.reach_region.contains(target):
         return None
     for tool_rad, elbow in triangle_candidates(math.fsum(angles), first):
-        angles, reachable = triangle_angles(planar.chain, target, tool_rad, elbow)
+        angles, reachable = triangle_angles(chain, target, tool_rad, elbow)
         if reachable:
             good, tip = fits(planar, angles, target, side, tolerance_m)
             if good:
-                return angles, tip
+                return in_ranges(chain, angles), tip
     return None
+
+
+def in_ranges(chain: Chain[complex], angles_rad: list[float]) -> list[float]:
+    """Return angles that lie in their joints' ranges up to whole turns, turned into them."""
+    return [c.min_rad + (angle - c.min_rad) % TURN
+            for c, angle in zip(chain.constraints, angles_rad, strict=True)]
 
 
 def stretched(planar: PlanarArm, target: Scalar) -> tuple[list[Scalar], Scalar] | None:

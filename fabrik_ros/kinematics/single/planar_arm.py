@@ -5,6 +5,7 @@ direction, ``z`` up. The chain's base is the first pitch joint at ``(0, shoulder
 its limits are measured from the horizontal.
 """
 
+import cmath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,7 +14,16 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.elementwise import interpolate, phase, pick, rotation, Scalar, unit_or
+from fabrik_ros.kinematics.elementwise import (
+    interpolate,
+    phase,
+    pick,
+    rotation,
+    Scalar,
+    TINY,
+    TURN,
+    unit_or,
+)
 from fabrik_ros.kinematics.single.chain import Chain, planar_angles, planar_points
 from fabrik_ros.kinematics.single.reach_boundary import (
     boundary_arcs,
@@ -75,11 +85,57 @@ class PlanarArm:
         """Return the joint angles [rad] of :meth:`arc_start`: the first bone's, then the turns.
 
         When they are all within the limits, the arc is an answer in closed form: its tip lies
-        on the target up to the table's interpolation (well under a micrometre).
+        on the target up to the table's interpolation (well under a micrometre). One target
+        takes :meth:`arc_pose`; arrays of them (a row per target) are computed here.
         """
+        if not isinstance(target, np.ndarray):
+            return self.arc_pose(target, side)[0]
         heading, turn = self._arc(target, side)
         first = phase(heading * self.chain.base_direction.conjugate())
         return [first] + [turn] * (len(self.chain.lengths) - 1)
+
+    def arc_pose(self, target: complex, side: int) -> tuple[list[float], complex, bool]:
+        """Return the even arc's angles [rad] and tip for one target, and whether it fits.
+
+        Every cold solve tries this first, so it runs on plain floats with the chain's numbers
+        read once. Where they fit (every angle in its joint's range up to whole turns, no
+        slack) the angles are turned into the ranges; the tip is the arc's, on the line from
+        the base to the target at the arc's chord length.
+        """
+        lengths, base, direction, hinges, chords, turns = self._arc_numbers
+        aim = target - base
+        distance = abs(aim)
+        turn = -side * interpolate(distance, chords, turns)
+        step = cmath.rect(1.0, turn)
+        chord = 0j
+        for length in lengths:
+            chord += direction * length
+            direction *= step
+        reach = abs(chord)
+        heading = aim / distance if distance > TINY else 1 + 0j
+        first = cmath.phase(heading) - cmath.phase(chord)
+        tip = base + heading * reach
+        angles, angle = [], first
+        for low, width in hinges:
+            offset = (angle - low) % TURN
+            if offset > width:
+                return [first] + [turn] * (len(lengths) - 1), tip, False
+            angles.append(low + offset)
+            angle = turn
+        return angles, tip, True
+
+    @cached_property
+    def _arc_numbers(self) -> tuple[tuple[float, ...], complex, complex,
+                                    list[tuple[float, float]], list[float], list[float]]:
+        """Return what :meth:`arc_pose` reads, once.
+
+        The lengths, base, base direction, each hinge's (start, width), :attr:`arc_table`.
+        """
+        chain = self.chain
+        chords, turns = self.arc_table
+        return (chain.lengths, chain.base, chain.base_direction,
+                [(c.min_rad, c.max_rad - c.min_rad) for c in chain.constraints],
+                chords.tolist(), turns.tolist())
 
     def _arc(self, target: Scalar, side: Scalar) -> tuple[Scalar, Scalar]:
         """Return the first bone's direction and the even turn of the arc start."""

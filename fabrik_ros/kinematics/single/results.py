@@ -35,7 +35,7 @@ class ChainSolution(Generic[P]):
     stop_reason: StopReason
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class IkResult:
     """An arm IK answer.
 
@@ -59,6 +59,14 @@ class IkResult:
     iterations: int
     stop_reason: StopReason
     approach_error_rad: float | None = None
+
+    def __init__(self, angles_rad: np.ndarray, position_m: np.ndarray, reached: bool,
+                 residual_m: float, iterations: int, stop_reason: StopReason,
+                 approach_error_rad: float | None = None) -> None:
+        """Keep the fields (in one step: one result is built per solve, hundreds a second)."""
+        self.__dict__.update(angles_rad=angles_rad, position_m=position_m, reached=reached,
+                             residual_m=residual_m, iterations=iterations,
+                             stop_reason=stop_reason, approach_error_rad=approach_error_rad)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ there keeps the arm on its branch and its redundant joints where they were, whic
 the seed does not promise (it moves the joints nearest the tip most, and an arc start may take
 another pose of the family). Each step solves ``J da = error`` for the tip's 2D error with the
 damped pseudo-inverse of the 2 x n Jacobian (column j is ``i (tip - joint j)``). It is a seed's
-first attempt: when the steps do not settle on the target within every joint's range, the
-solver carries on with FABRIK from the seed. Plain floats here; batch_seed_step.py takes the
-same steps on arrays.
+first try (Arm's): when the steps do not settle on the target within every joint's range, the
+solver carries on with FABRIK from the seed. Plain floats here, since every streamed target
+takes it; batch_seed_step.py takes the same steps on arrays.
 """
 
 import cmath

@@ -55,3 +55,26 @@ def turns_within(heading: float, low: float, high: float) -> list[float]:
     """
     first = first_turn(heading, low)
     return [turn for turn in (first, first + TURN) if turn <= high]
+
+
+def nearest_turn(x: float, y: float, lateral_m: float, low: float, high: float,
+                 preferred: float) -> float:
+    """Return the in-range yaw of either branch nearest ``preferred``, else ``low``.
+
+    The first plane of a seeded solve (arm_ik.candidate_planes, built without the list): on
+    a tie the facing branch; where no branch is in range, the lower yaw limit.
+
+    >>> round(nearest_turn(0.0, 1.0, 0.0, -3.0, 3.0, -1.0), 6)
+    -1.570796
+    >>> nearest_turn(0.0, 1.0, 0.0, -1.0, 1.0, 0.0)
+    -1.0
+    """
+    best, nearest = low, math.inf
+    for heading in branch_headings(x, y, lateral_m):
+        turn = first_turn(heading, low)
+        while turn <= high:
+            distance = abs(wrap(turn - preferred))
+            if distance < nearest:
+                best, nearest = turn, distance
+            turn += TURN
+    return best
