@@ -275,12 +275,14 @@ class Connection:
                     except LinkLost as error:
                         raise LinkLost(f'{self.path}: {error}') from None
                     data = traffic.next_write(now)
-                    wait_s = 0.0 if data is not None else traffic.wake_at(now) - now
+                    wait_s = traffic.wake_at(now) - now if data is None else 0.0
                     self.lock.notify_all()
                 if data is not None:
                     self._port_or_lost().write(data)
-                    with self.lock:
-                        traffic.written(self.clock())
+                    with self.lock:       # the wait for its answers starts at once
+                        now = self.clock()
+                        traffic.written(now)
+                        wait_s = traffic.wake_at(now) - now
             if not is_url(self.path):
                 wait_s = min(wait_s, self._next_path_check - self.clock())
             received = self.read(max(0.0, wait_s))
