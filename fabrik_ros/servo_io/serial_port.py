@@ -84,9 +84,10 @@ class SerialPort:
         """Read a POSIX port's descriptor directly: one select, then one read of all there is.
 
         pyserial's read builds a timeout object and selects again for every chunk, and a new
-        timeout rewrites the termios settings; a bus link reads about 60 answers a second, so
-        that was most of its CPU. The descriptor is non-blocking with VMIN = VTIME = 0
-        (pyserial opens it so): a read finds what has arrived, or nothing.
+        timeout rewrites the termios settings; an idle bus link reads answers dozens of times
+        a second, so that path was a large part of what it costs. The descriptor is
+        non-blocking with VMIN = VTIME = 0 (pyserial opens it so): a read finds what has
+        arrived, or nothing.
         """
         fd, abort = fds
         if max_wait_s <= 0.0 or idle.is_set():
