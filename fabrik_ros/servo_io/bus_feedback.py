@@ -33,6 +33,7 @@ class FeedbackReads:
         self.positions: Optional[BusPositions] = None
         self._servos = servos
         self._next_s = 0.0
+        self._packet: tuple[tuple[int, ...], bytes] = ((), b'')   # the latest ids' sync read
 
     def reset(self, now_s: float) -> None:
         """Start over on a new connection: no positions yet, the first read due now."""
@@ -66,6 +67,9 @@ class FeedbackReads:
                     self._servos[servo_id].present = counts[servo_id]
             self.positions = BusPositions(counts, stamp_s)
 
-        return Request('positions', self.codec.sync_read(register.address, register.size, ids),
-                       tuple(ids), len(ids) * self.codec.status_size(register.size),
+        ids = tuple(ids)
+        if self._packet[0] != ids:      # the same servos read after read: the same packet
+            self._packet = ids, self.codec.sync_read(register.address, register.size, ids)
+        return Request('positions', self._packet[1], ids,
+                       len(ids) * self.codec.status_size(register.size),
                        params=register.size, done=done)

@@ -16,8 +16,16 @@ Hence the default feedback rate, ``DEFAULT_FEEDBACK_HZ`` = 50 Hz: its reads fill
 writes fills 25 % and 34 %), and a goal that arrives during a read waits at most one read's
 line time (0.6 ms, 1.1 ms). On a real USB adapter every read also costs a turnaround (1 ms
 with the latency timer at 1 ms), which 50 Hz keeps near 5 % of the time; 50 Hz is also the
-rate robot_state_publisher and RViz need for smooth motion. Telemetry (10 reads/s) adds 0.2 %
-and 0.7 %.
+rate robot_state_publisher and RViz need for smooth motion. Telemetry (5 reads/s) adds 0.1 %
+and 0.4 %.
+
+Telemetry's rate, ``DEFAULT_TELEMETRY_HZ`` = 5 reads a second (round robin, one servo a read),
+is set by its one reader, the driver's diagnostics at 1 Hz: on the SO-101's six Feetech servos
+each servo's load, voltage and temperature are at most 1.2 s old there (2.4 s on Dynamixel X,
+two reads a servo), and these change over seconds (heat over minutes). What needs to be fast
+does not wait for it: every status packet, so every feedback read at 50 Hz, carries the
+servo's error bits (overload, overheat, voltage). Each read costs the host as much as a
+feedback read (two wake-ups of the I/O thread), which on an idle Raspberry Pi is what counts.
 """
 
 from fabrik_ros.servo_io.link_options import LinkOptions
@@ -25,7 +33,7 @@ from fabrik_ros.servo_io.protocols.bus_codec import BusCodec
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, span
 
 DEFAULT_FEEDBACK_HZ = 50.0      # see the module docstring
-DEFAULT_TELEMETRY_HZ = 10.0     # readings of one servo per second, round robin
+DEFAULT_TELEMETRY_HZ = 5.0      # readings of one servo per second, round robin (see above)
 # The largest block one telemetry read asks for: above it the registers are read apart.
 TELEMETRY_BLOCK_MAX = 24
 BUS_BAUD = 1_000_000            # the servos' factory rate (STS3215); X series as arms use them

@@ -11,7 +11,7 @@ import math
 from fabrik_ros.servo_io.bus_line import telemetry_blocks
 from fabrik_ros.servo_io.bus_requests import Request, ServoRecord
 from fabrik_ros.servo_io.protocols.bus_codec import BusCodec, StatusPacket
-from fabrik_ros.servo_io.protocols.control_tables import Register, span
+from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, span
 
 
 class TelemetryReads:
@@ -29,6 +29,7 @@ class TelemetryReads:
         self._servos = servos
         self._next_s = 0.0
         self._turn = 0
+        self._blocks_of: dict[int, tuple[ControlTable, list[list[Register]]]] = {}
 
     def reset(self, now_s: float) -> None:
         """Start over on a new connection: the first read due now."""
@@ -41,7 +42,7 @@ class TelemetryReads:
     def request(self, now_s: float, ids: Sequence[int]) -> Request:
         """Return the next read of the round robin over ``ids``, and move the turn on."""
         turns = [(servo_id, block) for servo_id in ids
-                 for block in telemetry_blocks(self._servos[servo_id].table)]
+                 for block in self._blocks(self._servos[servo_id].table)]
         servo_id, block = turns[self._turn % len(turns)]
         self._turn = (self._turn + 1) % len(turns)
         self._next_s = now_s + 1.0 / self.telemetry_hz
@@ -55,6 +56,13 @@ class TelemetryReads:
 
         return Request('telemetry', self.codec.read(servo_id, address, size), (servo_id,),
                        self.codec.status_size(size), params=size, done=done)
+
+    def _blocks(self, table: ControlTable) -> list[list[Register]]:
+        """Return :func:`telemetry_blocks` of ``table``, worked out once per model."""
+        known = self._blocks_of.get(id(table))
+        if known is None or known[0] is not table:
+            known = self._blocks_of[id(table)] = (table, telemetry_blocks(table))
+        return known[1]
 
 
 def _note_readings(servo: ServoRecord, block: Sequence[Register], params: bytes,

@@ -257,36 +257,37 @@ class Connection:
     def _serve(self) -> None:
         """Write what the traffic says, when it says, and give it what comes back."""
         traffic = self._traffic
+        received = b''
         while not self.closing.is_set():
             self._check_path()
             with self._write_lock:
                 if self._write_error is not None:
                     raise self._write_error
                 # Answers that came while this thread was away (preempted on a busy host)
-                # count before a deadline is judged: they were on time.
-                waiting = self.read(0.0)
+                # count before a deadline is judged: they were on time. What the wait below
+                # brought is handed over here too, in the same pass under the lock.
+                received += self.read(0.0)
                 with self.lock:
-                    self._nudged.clear()      # a command from now on ends the wait below
-                    if waiting:
-                        traffic.received(waiting, self.clock())
+                    if self._nudged.is_set():
+                        self._nudged.clear()  # a command from now on ends the wait below
                     now = self.clock()
+                    traffic.received(received, now)
                     try:
                         traffic.expire(now)
                     except LinkLost as error:
                         raise LinkLost(f'{self.path}: {error}') from None
                     data = traffic.next_write(now)
-                    wait_s = 0.0 if data is not None else traffic.wake_at(now) - now
+                    wait_s = traffic.wake_at(now) - now if data is None else 0.0
                     self.lock.notify_all()
                 if data is not None:
                     self._port_or_lost().write(data)
-                    with self.lock:
-                        traffic.written(self.clock())
+                    with self.lock:       # the wait for its answers starts at once
+                        now = self.clock()
+                        traffic.written(now)
+                        wait_s = traffic.wake_at(now) - now
             if not is_url(self.path):
                 wait_s = min(wait_s, self._next_path_check - self.clock())
             received = self.read(max(0.0, wait_s))
-            with self.lock:
-                traffic.received(received, self.clock())
-                self.lock.notify_all()
 
     def _check_path(self) -> None:
         now = self.clock()

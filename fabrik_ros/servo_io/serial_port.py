@@ -1,9 +1,11 @@
 """One open serial port, with pyserial's failures translated into the link's exceptions."""
 
 from collections.abc import Callable
+import fcntl
 import os
+import select
 import threading
-from typing import Any
+from typing import Any, Optional
 
 import serial
 
@@ -11,6 +13,7 @@ from fabrik_ros.servo_io.errors import LinkLost, LinkTimeout
 
 SerialFactory = Callable[[str, int, float], Any]
 READ_SLICE_S = 0.01      # a read's timeout until the first wait sets its own
+READ_MAX = 4096          # bytes one read takes from the OS at most (more stay for the next)
 
 
 def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
@@ -36,6 +39,7 @@ class SerialPort:
         self.path = path
         self._port = port
         self._write_timeout_s = write_timeout_s
+        self._fds = _direct_fds(port)
 
     @classmethod
     def open(cls, path: str, factory: SerialFactory, baud: int,
@@ -61,6 +65,8 @@ class SerialPort:
         :raises LinkLost: if the device reports an error (unplugged, EIO).
         """
         try:
+            if self._fds is not None:
+                return self._read_fd(self._fds, max_wait_s, idle)
             waiting = self._port.in_waiting
             if waiting:
                 return bytes(self._port.read(waiting))
@@ -74,6 +80,38 @@ class SerialPort:
         except OSError as error:
             raise LinkLost(f'{self.path}: read failed: {error}') from error
 
+    def _read_fd(self, fds: tuple[int, int], max_wait_s: float, idle: threading.Event) -> bytes:
+        """Read a POSIX port's descriptor directly: one select, then one read of all there is.
+
+        pyserial's read builds a timeout object and selects again for every chunk, and a new
+        timeout rewrites the termios settings; an idle bus link reads answers dozens of times
+        a second, so that path was a large part of what it costs. The descriptor is
+        non-blocking with VMIN = VTIME = 0 (pyserial opens it so): a read finds what has
+        arrived, or nothing.
+        """
+        fd, abort = fds
+        if max_wait_s <= 0.0 or idle.is_set():
+            try:
+                return os.read(fd, READ_MAX)
+            except BlockingIOError:
+                return b''
+        ready, _, _ = select.select(fds, (), (), max_wait_s)
+        if abort in ready:
+            try:
+                os.read(abort, 1000)            # wake() wrote to it; empty it for the next
+            except BlockingIOError:
+                pass
+        if fd not in ready:
+            return b''
+        try:
+            data = os.read(fd, READ_MAX)
+        except BlockingIOError:
+            return b''
+        if not data:            # ready with nothing to read: the device is gone (as pyserial)
+            raise LinkLost(f'{self.path}: read failed (unplugged?): the device reports '
+                           'readiness to read but returned no data')
+        return data
+
     def write(self, data: bytes) -> None:
         """Write all of ``data``.
 
@@ -81,6 +119,14 @@ class SerialPort:
         :raises LinkLost: if the device reports an error.
         """
         try:
+            if self._fds is not None:
+                try:
+                    sent = os.write(self._fds[0], data)
+                except BlockingIOError:
+                    sent = 0
+                if sent == len(data):
+                    return      # the usual case: the bytes fit the OS buffer at once
+                data = data[sent:]
             self._port.write(data)
         except serial.SerialTimeoutException as error:
             raise LinkTimeout(f'{self.path}: write of {len(data)} bytes blocked longer than '
@@ -114,3 +160,23 @@ class SerialPort:
             self._port.close()
         except (serial.SerialException, OSError):
             pass         # nothing left to release
+
+
+def _direct_fds(port: Any) -> Optional[tuple[int, int]]:
+    """Return a POSIX pyserial port's descriptor and its read-abort pipe, None for others.
+
+    Only pyserial's own POSIX port with a non-blocking descriptor is read directly (not its
+    ``VTIMESerial``, a URL, or a wrapper of a port, whose own read and write must run), so a
+    read never blocks outside the select.
+    """
+    if os.name != 'posix' or not isinstance(port, serial.Serial):
+        return None
+    fd, abort = getattr(port, 'fd', None), getattr(port, 'pipe_abort_read_r', None)
+    if not isinstance(fd, int) or not isinstance(abort, int):
+        return None
+    try:
+        if not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK:
+            return None
+    except OSError:
+        return None
+    return fd, abort

@@ -21,7 +21,7 @@ import abc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 import enum
-from typing import ClassVar, Optional
+from typing import ClassVar, NamedTuple, Optional
 
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 
@@ -59,8 +59,7 @@ class InstructionPacket:
     params: bytes
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """A whole packet with a good checksum, before it is read as a status or an instruction.
 
     ``code`` is the byte after the length: the error bits of a Protocol 1.0 status, or the
@@ -72,13 +71,12 @@ class Frame:
     params: bytes
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(NamedTuple):
     """What a codec found at the front of the receive buffer.
 
     ``drop`` bytes are to be discarded (``bad_checksum`` when they began a packet whose
     checksum failed), or ``frame`` is a whole packet of ``drop`` bytes; neither (drop 0) means
-    more bytes are needed.
+    more bytes are needed. Tuples, not dataclasses: one is made for every packet received.
     """
 
     drop: int = 0

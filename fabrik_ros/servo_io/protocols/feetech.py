@@ -92,9 +92,29 @@ class ProtocolOneCodec(BusCodec):
         size = length + 4
         if len(buffer) < size:
             return Scan()
-        if checksum(bytes(buffer[2:size - 1])) != buffer[size - 1]:
+        if ~sum(buffer[2:size - 1]) & 0xFF != buffer[size - 1]:       # checksum()
             return Scan(drop=1, bad_checksum=True)
         return Scan(drop=size, frame=Frame(servo_id, buffer[4], bytes(buffer[5:size - 1])))
+
+    def take_status(self) -> Optional[StatusPacket]:
+        """Return the next status packet received, None until a whole one is there.
+
+        A whole, good status at the front of the buffer (the usual case: a sync read's six
+        answers arrive together) is taken here in one step; anything else (garbage, a bad
+        checksum, a part, another direction's packet) goes the general way, which skips and
+        counts it.
+        """
+        buffer = self._buffer
+        if len(buffer) >= _OVERHEAD and buffer[0] == 0xFF and buffer[1] == 0xFF:
+            servo_id, length, code = buffer[2], buffer[3], buffer[4]
+            size = length + 4
+            if (servo_id <= ID_MAX_STATUS and not code & 0x80 and 2 <= length <= LENGTH_MAX
+                    and len(buffer) >= size
+                    and ~sum(buffer[2:size - 1]) & 0xFF == buffer[size - 1]):
+                params = bytes(buffer[5:size - 1])
+                del buffer[:size]
+                return StatusPacket(servo_id, code, params)
+        return super().take_status()
 
     def _as_status(self, frame: Frame) -> Optional[StatusPacket]:
         if frame.id > ID_MAX_STATUS or frame.code & 0x80:
