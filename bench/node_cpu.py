@@ -10,8 +10,9 @@ protocol feetech; the driver reads the servos' positions at its default feedback
 Each case, once a first target has moved the arm and it has settled, measures three windows
 of ``--seconds``: idle (no targets), then targets at 20 Hz and at 50 Hz, published from this
 process's own rclpy node. The targets are reachable points that differ from one to the next:
-tool points of a smooth joint-space path (every joint but a roll swings about a bent pose),
-each checked to be reached by a seeded solve before the run. Every rate streams for a lead-in
+tool points of a smooth joint-space path (every joint but a roll swings about a bent pose,
+within half the driver's default speed limit at 50 Hz), each checked to be reached by a seeded
+solve before the run. Every rate streams for a lead-in
 before its window, so that the arm's first move to the path is not counted.
 
 CPU time is read from /proc/<pid>/stat (utime + stime, every thread of the process), memory
@@ -26,14 +27,20 @@ nodes is changed to measure them. Per target, two figures:
   issue 34's first table used. It leaves out what both streams pay alike, but it is the
   difference of two noisy rates: over short windows, noisier than the first.
 
-The table puts the goals beside the figures (idle <= 1 % of a core, <= 0.3 ms per target at
-50 Hz, per node); sim_device's row is for reference (it stands in for hardware). JSON goes to
-bench/out/node_cpu.json. Every process started here is this process's child in its process
-group, is asked to end on SIGTERM should this process die first (PR_SET_PDEATHSIG), and is
-stopped in a ``finally`` that SIGINT, SIGTERM and SIGHUP also reach. The pids go to stderr
+To compare changes, ``--trees`` names source trees whose package the started processes import
+(their PYTHONPATH; the arm files are this checkout's), measured in turn case by case, so that
+what the shared host does meanwhile falls on all of them alike; ``--rounds`` repeats that and
+the table shows medians. It puts the goals beside the figures (idle <= 1 % of a core, <= 0.3
+ms per target at 50 Hz, per node); sim_device's row is for reference (it stands in for
+hardware). JSON goes to bench/out/node_cpu.json.
+
+Every process started here is this process's child in its process group, is asked to end on
+SIGTERM should this process die first (PR_SET_PDEATHSIG), and is stopped in a ``finally``
+that SIGINT, SIGTERM and SIGHUP also reach. The pids go to stderr
 (``started <name> pid <n>``) and each window's start too, for a profiler to attach to.
 
     .venv/bin/python bench/node_cpu.py [--seconds 10] [--quick] [--cases pwm bus]
+        [--trees ../main ../wt-nodes] [--rounds 3]
 """
 
 import argparse
@@ -46,6 +53,7 @@ import math
 import os
 from pathlib import Path
 import signal
+from statistics import median
 import subprocess
 import sys
 import tempfile
@@ -80,7 +88,8 @@ GOAL_IDLE_PERCENT = 1.0
 GOAL_MS_PER_TARGET = 0.3      # at 50 Hz
 START_TIMEOUT_S = 60.0
 REACHED_M = 0.003             # a joint_states pose this near the first target: it arrived
-PATH_PERIOD_S = 4.0           # one cycle of the slowest joint's swing at 50 Hz
+PATH_PERIOD_S = 8.0           # one cycle of the slowest joint's swing at 50 Hz
+PATH_SPEED_RAD_S = 0.75       # fastest joint speed at 50 Hz: half servo_driver's default limit
 PR_SET_PDEATHSIG = 1
 
 
@@ -156,7 +165,6 @@ class CaseResult:
     def figures(self) -> dict:
         """Return the JSON figures of this case."""
         names = list(self.idle.cpu_s)
-        fastest = max(self.rates)
         return {
             'label': self.case.label, 'config': self.case.config.relative_to(ROOT).as_posix(),
             'protocol': self.case.protocol,
@@ -170,12 +178,32 @@ class CaseResult:
                                         for r in self.rates},
                 'slope_ms_per_target': self.slope_ms(name),
                 'rss_mib': self.rss_mib(name),
-                'meets_idle_goal': (self.idle.percent(name) <= GOAL_IDLE_PERCENT
-                                    if name != 'sim_device' else None),
-                'meets_target_goal': (self.ms_per_target(name, fastest) <= GOAL_MS_PER_TARGET
-                                      if name != 'sim_device' else None),
             } for name in names},
         }
+
+
+def summarise(rounds: list[CaseResult]) -> dict[str, dict]:
+    """Return each process's figures over the rounds of one case and tree: the medians.
+
+    Resident memory is the largest of any round; the goals are judged on the medians.
+    """
+    nodes = [result.figures()['nodes'] for result in rounds]
+    summary = {}
+    for name in nodes[0]:
+        each = [figures[name] for figures in nodes]
+        at_hz = {rate: median(f['ms_per_target_at_hz'][rate] for f in each)
+                 for rate in each[0]['ms_per_target_at_hz']}
+        idle = median(f['idle_percent'] for f in each)
+        fastest = at_hz[max(at_hz, key=float)]
+        device = name == 'sim_device'
+        summary[name] = {
+            'idle_percent': idle, 'ms_per_target_at_hz': at_hz,
+            'slope_ms_per_target': median(f['slope_ms_per_target'] for f in each),
+            'rss_mib': max(f['rss_mib'] for f in each),
+            'meets_idle_goal': None if device else idle <= GOAL_IDLE_PERCENT,
+            'meets_target_goal': None if device else fastest <= GOAL_MS_PER_TARGET,
+        }
+    return summary
 
 
 def target_path(arm: Arm, rate_hz: float = 50.0, period_s: float = PATH_PERIOD_S
@@ -183,21 +211,26 @@ def target_path(arm: Arm, rate_hz: float = 50.0, period_s: float = PATH_PERIOD_S
     """Return one period of reachable tool points along a smooth joint-space swing [m].
 
     Each joint but a roll swings about a pose bent a quarter of the way from home toward
-    its farther limit, by a sixth of its range, at its own frequency (so the point never
-    repeats within the period); every point is checked to be reached by a solve seeded
-    with the answer to the point before it, as fabrik_ik solves a stream.
+    its farther limit, joint i at i + 1 times the slowest frequency and by a sixth of its
+    range divided by i + 1 (so the point never repeats within the period); every point is
+    checked to be reached by a solve seeded with the answer to the point before it, as
+    fabrik_ik solves a stream. At ``rate_hz`` no joint moves faster than
+    :data:`PATH_SPEED_RAD_S`, half servo_driver's default speed limit: the figures are those
+    of targets the driver passes on, not of moves its speed limits spread out.
 
-    :raises RuntimeError: if a point of the path is not reached (the path needs changing)
+    :raises RuntimeError: if a point of the path is not reached or moves a joint too fast
+        (the path needs changing)
     """
     steps = round(rate_hz * period_s)
-    centre, swing = [], []
+    centre: list[float] = []
+    swing: list[float] = []
     for joint in arm.joints:
         up, down = joint.max_rad - joint.home_rad, joint.home_rad - joint.min_rad
         moves = joint.kind is not JointKind.ROLL
         centre.append(joint.home_rad + (0.25 * up if up >= down else -0.25 * down)
                       if moves else joint.home_rad)
-        swing.append((joint.max_rad - joint.min_rad) / 6 if moves else 0.0)
-    points, seed = [], None
+        swing.append((joint.max_rad - joint.min_rad) / 6 / (len(swing) + 1) if moves else 0.0)
+    points, seed, previous = [], None, None
     for step in range(steps):
         phase = 2 * math.pi * step / steps
         angles = [c + s * math.sin((i + 1) * phase + i) for i, (c, s)
@@ -208,7 +241,12 @@ def target_path(arm: Arm, rate_hz: float = 50.0, period_s: float = PATH_PERIOD_S
         result = arm.ik(point, seed)
         if not result.reached:
             raise RuntimeError(f'the benchmark path of {arm.joint_names} misses point {step}')
-        seed = result.angles_rad
+        if previous is not None and rate_hz * max(
+                abs(a - b) for a, b in zip(result.angles_rad, previous, strict=True)
+        ) > PATH_SPEED_RAD_S:
+            raise RuntimeError(f'the benchmark path of {arm.joint_names} moves a joint faster '
+                               f'than {PATH_SPEED_RAD_S} rad/s at point {step}')
+        seed = previous = result.angles_rad
         points.append((float(point[0]), float(point[1]), float(point[2])))
     return points
 
@@ -223,11 +261,15 @@ def _die_with_parent(parent: int) -> Callable[[], None]:
     return arm
 
 
-def start_process(name: str, command: Sequence[str], log: Path) -> NodeProcess:
-    """Start ``command`` as a child in this process group; its output goes to ``log``."""
+def start_process(name: str, command: Sequence[str], log: Path, tree: Path) -> NodeProcess:
+    """Start ``command`` as a child in this process group, importing the package from ``tree``.
+
+    Its output goes to ``log``.
+    """
     with log.open('w', encoding='utf-8') as out:
         popen = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL,
+                                 env={**os.environ, 'PYTHONPATH': str(tree)},
                                  preexec_fn=_die_with_parent(os.getpid()))
     process = NodeProcess(name, popen, log)
     print(f'started {name} pid {process.pid}', file=sys.stderr, flush=True)
@@ -283,8 +325,9 @@ def stop_all(processes: list[NodeProcess]) -> dict[str, Optional[int]]:
 class Rig:
     """The processes of one case and this process's target publisher."""
 
-    def __init__(self, case: Case, directory: Path, log_dir: Path) -> None:
+    def __init__(self, case: Case, tree: Path, directory: Path, log_dir: Path) -> None:
         self.case = case
+        self.tree = tree
         self.arm = load_arm(case.config)
         self.points = target_path(self.arm)
         self.index = 0
@@ -297,7 +340,8 @@ class Rig:
         """Start sim_device and the nodes, then this process's rclpy node."""
         link = self._directory / 'ttyBENCH'
         device = start_process('sim_device', sim_device_command(self.case, self.arm, link),
-                               self._log_dir / f'node_cpu_{self.case.key}_sim_device.log')
+                               self._log_dir / f'node_cpu_{self.case.key}_sim_device.log',
+                               self.tree)
         self.processes.append(device)
         deadline = time.monotonic() + START_TIMEOUT_S
         while not link.exists():
@@ -310,7 +354,7 @@ class Rig:
         for name, entry in NODES:
             self.processes.append(start_process(
                 name, node_command(entry, self.case.config, params),
-                self._log_dir / f'node_cpu_{self.case.key}_{name}.log'))
+                self._log_dir / f'node_cpu_{self.case.key}_{name}.log', self.tree))
         self.context = rclpy.Context()
         rclpy.init(context=self.context, signal_handler_options=SignalHandlerOptions.NO)
         self.node = rclpy.create_node('node_cpu_bench', context=self.context)
@@ -405,10 +449,11 @@ class Rig:
         return Window(rate_hz, wall, targets, cpu, {p.name: p.rss_kib() for p in self.processes})
 
 
-def measure_case(case: Case, budget: Budget, log_dir: Path) -> tuple[CaseResult, dict]:
-    """Run one case's windows; return them and the processes' exit codes."""
+def measure_case(case: Case, tree: Path, budget: Budget, log_dir: Path
+                 ) -> tuple[CaseResult, dict]:
+    """Run one case's windows on ``tree``'s package; return them and the exit codes."""
     with tempfile.TemporaryDirectory(prefix='node_cpu_') as directory:
-        rig = Rig(case, Path(directory), log_dir)
+        rig = Rig(case, tree, Path(directory), log_dir)
         try:
             rig.start()
             rig.wait_ready(budget.settle_s)
@@ -421,30 +466,41 @@ def measure_case(case: Case, budget: Budget, log_dir: Path) -> tuple[CaseResult,
     return result, codes
 
 
-def _verdict(value: float, goal: float) -> str:
-    return 'ok' if value <= goal else 'over'
+def _verdict(met: bool) -> str:
+    return 'ok' if met else 'over'
 
 
-def print_table(results: list[CaseResult], budget: Budget, run: dict) -> None:
-    """Print every case's figures per process, the goals beside them."""
+@dataclass(frozen=True)
+class Tree:
+    """A source tree whose fabrik_ros the started processes import, and its label."""
+
+    label: str
+    path: Path
+    commit: str
+
+
+def print_table(summaries: list[tuple[Case, Tree, dict]], trees: list[Tree], budget: Budget,
+                run: dict) -> None:
+    """Print every case's figures per tree and process, the goals beside them."""
     load = '–'.join(f'{x:.1f}' for x in run['loadavg_1min'])
-    print(f'node CPU at the shipped defaults: {run["package"]} ({run["commit"]}); windows of '
-          f'{budget.window_s:g} s; load average {load}; CPU from /proc, % of one core')
-    print(f'{"case":<30} {"process":<13} {"idle %":>7} {"goal":>9} {"ms/target 20 Hz":>15} '
-          f'{"50 Hz":>6} {"goal":>10} {"slope ms":>8} {"RSS MiB":>7}')
-    for result in results:
-        for name in result.idle.cpu_s:
-            idle = result.idle.percent(name)
-            at = {r: result.ms_per_target(name, r) for r in result.rates}
-            fastest = at[max(at)]
+    print(f'node CPU at the shipped defaults; windows of {budget.window_s:g} s, median of '
+          f'{run["rounds"]} round(s); load average {load}; CPU from /proc, % of one core')
+    for tree in trees:
+        print(f'  tree {tree.label}: {tree.path} ({tree.commit})')
+    print(f'{"case":<28} {"tree":<4} {"process":<13} {"idle %":>7} {"goal":>9} '
+          f'{"ms/target 20 Hz":>15} {"50 Hz":>6} {"goal":>10} {"slope ms":>8} {"RSS MiB":>7}')
+    for case, tree, summary in summaries:
+        for name, f in summary.items():
+            at = f['ms_per_target_at_hz']
+            slow, fast = at[min(at, key=float)], at[max(at, key=float)]
             if name == 'sim_device':
                 idle_goal, target_goal = '(device)', '(device)'
             else:
-                idle_goal = f'<=1 {_verdict(idle, GOAL_IDLE_PERCENT)}'
-                target_goal = f'<=0.3 {_verdict(fastest, GOAL_MS_PER_TARGET)}'
-            print(f'{result.case.label:<30} {name:<13} {idle:7.2f} {idle_goal:>9} '
-                  f'{at[min(at)]:15.3f} {fastest:6.3f} {target_goal:>10} '
-                  f'{result.slope_ms(name):8.3f} {result.rss_mib(name):7.1f}')
+                idle_goal = f'<=1 {_verdict(f["meets_idle_goal"])}'
+                target_goal = f'<=0.3 {_verdict(f["meets_target_goal"])}'
+            print(f'{case.label:<28} {tree.label:<4} {name:<13} {f["idle_percent"]:7.2f} '
+                  f'{idle_goal:>9} {slow:15.3f} {fast:6.3f} {target_goal:>10} '
+                  f'{f["slope_ms_per_target"]:8.3f} {f["rss_mib"]:7.1f}')
     print('ms/target: CPU of the stream minus idle CPU, per target; slope: 20 → 50 Hz')
 
 
@@ -460,11 +516,17 @@ def _package_commit(package: Path) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Measure the chosen cases, print the table and write the JSON file."""
+    """Measure the chosen cases on each tree, print the table and write the JSON file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, help='seconds per window (default 10)')
     parser.add_argument('--quick', action='store_true', help='a smoke run of a few seconds')
     parser.add_argument('--cases', nargs='+', choices=list(CASES), default=list(CASES))
+    parser.add_argument('--trees', nargs='+', type=Path,
+                        help='source trees whose fabrik_ros the nodes and sim_device import '
+                             '(their PYTHONPATH), measured in turn, case by case (default: '
+                             'the tree this process imports fabrik_ros from)')
+    parser.add_argument('--rounds', type=int, default=1,
+                        help='times every case and tree is measured; the table shows medians')
     parser.add_argument('--out', type=Path, default=OUT)
     parser.add_argument('--log-dir', type=Path, default=ROOT / 'build' / 'bench')
     args = parser.parse_args(argv)
@@ -472,24 +534,35 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.seconds:
         budget = Budget(args.seconds, budget.lead_in_s, budget.settle_s)
     args.log_dir.mkdir(parents=True, exist_ok=True)
-    package = Path(fabrik_ros.__file__).resolve().parent
+    paths = args.trees or [Path(fabrik_ros.__file__).resolve().parent.parent]
+    trees = [Tree(chr(ord('A') + i), path.resolve(), _package_commit(path))
+             for i, path in enumerate(paths)]
     load_before = os.getloadavg()[0]
-    results: list[CaseResult] = []
-    codes: dict[str, dict] = {}
+    rounds: dict[tuple[str, str], list[CaseResult]] = {}
+    codes = []
     with stop_signals():
         try:
-            for key in args.cases:
-                result, codes[key] = measure_case(CASES[key], budget, args.log_dir)
-                results.append(result)
+            for _ in range(args.rounds):
+                for key in args.cases:
+                    for tree in trees:
+                        result, exit_codes = measure_case(CASES[key], tree.path, budget,
+                                                          args.log_dir)
+                        rounds.setdefault((key, tree.label), []).append(result)
+                        codes.append({'case': key, 'tree': tree.label, **exit_codes})
         except _StoppedError as stopped:
             print(f'node_cpu: stopped by {stopped}', file=sys.stderr)
             return 1
-    run = {'package': str(package), 'commit': _package_commit(package),
-           'window_s': budget.window_s, 'loadavg_1min': [load_before, os.getloadavg()[0]]}
-    print_table(results, budget, run)
+    run = {'window_s': budget.window_s, 'rounds': args.rounds,
+           'loadavg_1min': [load_before, os.getloadavg()[0]],
+           'trees': [{'label': t.label, 'path': str(t.path), 'commit': t.commit} for t in trees]}
+    summaries = [(CASES[key], tree, summarise(rounds[key, tree.label]))
+                 for key in args.cases for tree in trees]
+    print_table(summaries, trees, budget, run)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**run, 'exit_codes': codes,
-                                    'cases': {r.case.key: r.figures() for r in results}},
+    results = [{'case': case.key, 'label': case.label, 'tree': tree.label, 'nodes': summary,
+                'rounds': [r.figures() for r in rounds[case.key, tree.label]]}
+               for case, tree, summary in summaries]
+    args.out.write_text(json.dumps({**run, 'exit_codes': codes, 'results': results},
                                    indent=2) + '\n', encoding='utf-8')
     print(f'wrote {args.out}')
     return 0

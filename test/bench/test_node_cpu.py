@@ -68,11 +68,12 @@ def test_a_quick_run_prints_every_row_and_leaves_no_process(tmp_path):
         if ' sim_device ' not in row:
             assert '<=1 ' in row and '<=0.3 ' in row, row       # the goals beside the figures
     results = json.loads((tmp_path / 'node_cpu.json').read_text(encoding='utf-8'))
-    assert sorted(results['cases']) == ['bus', 'pwm']
-    for case in results['cases'].values():
-        assert sorted(case['nodes']) == sorted(PROCESSES)
-        assert [w['rate_hz'] for w in case['windows']] == [None, 20, 50]
-        assert all(w['targets'] > 0 for w in case['windows'][1:])
+    assert sorted(r['case'] for r in results['results']) == ['bus', 'pwm']
+    for result in results['results']:
+        assert sorted(result['nodes']) == sorted(PROCESSES)
+        windows = result['rounds'][0]['windows']
+        assert [w['rate_hz'] for w in windows] == [None, 20, 50]
+        assert all(w['targets'] > 0 for w in windows[1:])
 
 
 @pytest.mark.ros
