@@ -221,6 +221,10 @@ class Arm:
         if seed is None:
             return True, self._first_try(x, y, z, goal, model.home, self._home_positions,
                                          self._home_plane, False, bend, None)
+        last = self._last_step[0]
+        if last is not None and seed.__class__ is tuple and seed == last.positions:
+            return True, self._first_try(x, y, z, goal, (last.yaw_rad,), last.positions,
+                                         last.plane, True, bend, None, last)
         read = self._seed_floats(seed)
         if read is None:
             return False, None
@@ -258,7 +262,8 @@ class Arm:
 
     def _first_try(self, x: float, y: float, z: float, goal: Sequence[float],
                    start: Sequence[float], positions: Sequence[float], plane: RollPlane,
-                   seeded: bool, bend: Bend, pole: Vec3 | None) -> IkResult | None:
+                   seeded: bool, bend: Bend, pole: Vec3 | None,
+                   last: '_LastStep | None' = None) -> IkResult | None:
         """Return the first try's answer in the first plane, None if the search must run.
 
         Without a seed: the closed form in the plane facing the target (closed_form.py: the
@@ -271,6 +276,9 @@ class Arm:
             target itself [m]
         :param start: geometric angles the joints the try leaves keep; ``positions`` the same
             as joint positions; ``plane`` the chain at their roll
+        :param last: the last seeded answer when ``positions`` are its (a stream's next
+            target): its chain angles and joints, so the steps start without reading the seed
+            or a forward pass; ``start`` then holds only the yaw
         """
         planar, lateral = plane.planar, plane.lateral_m
         tolerance = self.options.tolerance_m
@@ -290,7 +298,7 @@ class Arm:
             if pose is None:
                 return None
             pitches, tip = pose
-            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)
+            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)[0]
             if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
                 return result
             return None
@@ -301,13 +309,20 @@ class Arm:
         target, off_plane = plane_coordinates(turn, x, y, z, lateral)
         if off_plane >= tolerance:
             return None
-        moved = step_to(planar.chain, self._planar_angles(start, plane), target,
-                        math.sqrt(tolerance * tolerance - off_plane * off_plane))
+        within = math.sqrt(tolerance * tolerance - off_plane * off_plane)
+        if last is None:
+            moved = step_to(planar.chain, self._planar_angles(start, plane), target, within)
+        else:
+            moved = step_to(planar.chain, last.chain_angles, target, within,
+                            (last.points, last.tip))
         if moved is None:
             return None
-        pitches, tip = moved
-        result = self._first_answer(plane, positions, turn, pitches, tip, goal)
-        return result if result.reached else None
+        pitches, tip, points = moved
+        result, answer = self._first_answer(plane, positions, turn, pitches, tip, goal)
+        if not result.reached:
+            return None
+        self._last_step[0] = _LastStep(tuple(answer), turn, plane, pitches, points, tip)
+        return result
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
         """Return True when turning the roll could bring the tool onto the target.
@@ -355,8 +370,9 @@ class Arm:
                 for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
     def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
-                      pitches: list[float], tip: complex, goal: Sequence[float]) -> IkResult:
-        """Return the IkResult of a first try: the yaw and pitches set in ``positions``.
+                      pitches: list[float], tip: complex,
+                      goal: Sequence[float]) -> tuple[IkResult, list[float]]:
+        """Return the IkResult of a first try (the yaw and pitches set in ``positions``), them.
 
         Every try turns its angles into their joints' ranges (geometric, the tool's turn on
         the last pitch), so a position follows without a turn, a clamp taking the rounding.
@@ -373,7 +389,7 @@ class Arm:
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
         return IkResult(np.array(angles), np.array(position), reached, error, 0,
-                        StopReason.REACHED if reached else StopReason.UNREACHABLE)
+                        StopReason.REACHED if reached else StopReason.UNREACHABLE), angles
 
     def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
                 approach: Vec3 | None) -> IkResult:
@@ -566,6 +582,11 @@ class Arm:
                       self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
 
     @cached_property
+    def _last_step(self) -> list['_LastStep | None']:
+        """Return a one-entry list: the last seeded first try's answer, None before one."""
+        return [None]
+
+    @cached_property
     def _home_plane(self) -> RollPlane:
         """Return the chain at the home roll (every cold solve's)."""
         return self.model.plane_for(self.model.roll_of(self.model.home))
@@ -574,6 +595,22 @@ class Arm:
     def _home_positions(self) -> tuple[float, ...]:
         """Return the home pose as joint positions [rad]."""
         return tuple(j.home_rad for j in self.joints)
+
+class _LastStep(NamedTuple):
+    """A seeded first try's answer, what the next target of a stream steps on from.
+
+    A stream seeds each target with the last answer: when the seed is that answer (its
+    positions, a tuple as a node keeps its last command), its chain angles and forward pass
+    are known already and the seed need not be read or checked again.
+    """
+
+    positions: tuple[float, ...]
+    yaw_rad: float
+    plane: RollPlane
+    chain_angles: list[float]
+    points: list[complex]
+    tip: complex
+
 
 class _Ask(NamedTuple):
     """What a solve is asked besides the target: elbow side, pole, tool direction."""

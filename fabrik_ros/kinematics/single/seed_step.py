@@ -29,31 +29,40 @@ LARGEST_STEP_RAD = 0.5
 
 
 def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
-            tolerance_m: float) -> tuple[list[float], complex] | None:
-    """Return the chain's angles moved onto ``target`` and the tip, or None.
+            tolerance_m: float, start: tuple[list[complex], complex] | None = None
+            ) -> tuple[list[float], complex, list[complex]] | None:
+    """Return the chain's angles moved onto ``target``, the tip and the joints, or None.
 
     :param angles: the seed's chain angles [rad]
     :param tolerance_m: the tip must end within this distance of the target [m]
-    :return: angles turned into their joints' ranges, and the tip [m]; None when the steps
-        do not settle within tolerance, would turn a joint too far, or leave a range
+    :param start: the joints and the tip at ``angles`` when known (the last answer's, in a
+        stream), which saves the first forward pass
+    :return: angles turned into their joints' ranges, the tip and the joints before it [m];
+        None when the steps do not settle within tolerance, would turn a joint too far, or
+        leave a range
     """
     moved = list(angles)
     lengths = chain.lengths
     settled = SETTLED * tolerance_m
     rect = cmath.rect
-    for step in range(STEPS + 1):
+    if start is None:
         direction, point = chain.base_direction, chain.base
         points = []
         for length, angle in zip(lengths, moved, strict=True):
             direction *= rect(1.0, angle)
             points.append(point)
             point += length * direction
-        error = target - point
-        if abs(error) <= settled or step == STEPS:
-            break
-        columns = [1j * (point - joint) for joint in points]
+    else:
+        points, point = start
+    error = target - point
+    step = 0
+    while abs(error) > settled and step < STEPS:
+        step += 1
         xx, yy, xy = DAMPING_M2, DAMPING_M2, 0.0
-        for column in columns:      # summed in the order batch_seed_step sums
+        columns = []
+        for joint in points:      # summed in the order batch_seed_step sums
+            column = 1j * (point - joint)
+            columns.append(column)
             xx += column.real * column.real
             yy += column.imag * column.imag
             xy += column.real * column.imag
@@ -65,6 +74,13 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
             if abs(turn) > LARGEST_STEP_RAD:
                 return None
             moved[index] += turn
+        direction, point = chain.base_direction, chain.base
+        points = []
+        for length, angle in zip(lengths, moved, strict=True):
+            direction *= rect(1.0, angle)
+            points.append(point)
+            point += length * direction
+        error = target - point
     if abs(error) > tolerance_m:
         return None
     for index, constraint in enumerate(chain.constraints):
@@ -73,4 +89,4 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
         if offset > constraint.max_rad - low:
             return None
         moved[index] = low + offset
-    return moved, point
+    return moved, point, points
