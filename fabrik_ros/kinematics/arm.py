@@ -388,7 +388,7 @@ class Arm:
         position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, yaw_rad)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        return IkResult(np.array(angles), np.array(position), reached, error, 0,
+        return IkResult(tuple(angles), position, reached, error, 0,
                         StopReason.REACHED if reached else StopReason.UNREACHABLE), angles
 
     def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
@@ -400,7 +400,7 @@ class Arm:
         reached = error <= self.options.tolerance_m
         approach_error = (None if approach is None
                           else angle_between(approach, self.model.tool_axis(geometric)))
-        return IkResult(np.array(angles), np.array(position), reached, error, iterations,
+        return IkResult(tuple(angles), position, reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
     def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray,
