@@ -33,7 +33,6 @@ from fabrik_ros.kinematics.single.arm_ik import (
     candidate_planes,
     first_plane,
     PlanarAnswer,
-    plane_coordinates,
     planes_differ,
     stop_reason,
     turn_to_target,
@@ -298,7 +297,9 @@ class Arm:
             if pose is None:
                 return None
             pitches, tip = pose
-            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)[0]
+            heading = found.yaw_rad
+            result = self._first_answer(plane, positions, heading, math.cos(heading),
+                                        math.sin(heading), pitches, tip, goal)[0]
             if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
                 return result
             return None
@@ -306,7 +307,9 @@ class Arm:
             return None
         turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
                                                     start[0])
-        target, off_plane = plane_coordinates(turn, x, y, z, lateral)
+        cos, sin = math.cos(turn), math.sin(turn)      # plane_coordinates, on floats
+        off_plane = abs(y * cos - x * sin - lateral)
+        target = complex(x * cos + y * sin, z)
         if off_plane >= tolerance:
             return None
         within = math.sqrt(tolerance * tolerance - off_plane * off_plane)
@@ -318,7 +321,8 @@ class Arm:
         if moved is None:
             return None
         pitches, tip, points = moved
-        result, answer = self._first_answer(plane, positions, turn, pitches, tip, goal)
+        result, answer = self._first_answer(plane, positions, turn, cos, sin, pitches, tip,
+                                            goal)
         if not result.reached:
             return None
         self._last_step[0] = _LastStep(tuple(answer), turn, plane, pitches, points, tip)
@@ -370,13 +374,14 @@ class Arm:
                 for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
     def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
-                      pitches: list[float], tip: complex,
+                      cos: float, sin: float, pitches: list[float], tip: complex,
                       goal: Sequence[float]) -> tuple[IkResult, list[float]]:
         """Return the IkResult of a first try (the yaw and pitches set in ``positions``), them.
 
         Every try turns its angles into their joints' ranges (geometric, the tool's turn on
         the last pitch), so a position follows without a turn, a clamp taking the rounding.
-        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``.
+        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``; ``cos``
+        and ``sin`` those of the yaw.
         """
         angles = list(positions)
         solved = [yaw_rad, *pitches] if self.model.yaw is not None else list(pitches)
@@ -385,7 +390,10 @@ class Arm:
                                                                     strict=True):
             value = (angle - zero) * direction
             angles[index] = lowest if value < lowest else highest if value > highest else value
-        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, yaw_rad)
+        base_x, base_y, base_z = self.offsets.base_xyz_m      # model.to_base, on floats
+        along, lateral = tip.real, plane.lateral_m
+        position = (base_x + along * cos - lateral * sin, base_y + along * sin + lateral * cos,
+                    base_z + tip.imag)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
         return IkResult(tuple(angles), position, reached, error, 0,

@@ -69,17 +69,16 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
         det = xx * yy - xy * xy
         wx = (yy * error.real - xy * error.imag) / det
         wy = (xx * error.imag - xy * error.real) / det
-        for index, column in enumerate(columns):
+        direction, point = chain.base_direction, chain.base
+        points = []
+        for index, column in enumerate(columns):    # each joint turned, then the forward pass
             turn = column.real * wx + column.imag * wy
             if abs(turn) > LARGEST_STEP_RAD:
                 return None
-            moved[index] += turn
-        direction, point = chain.base_direction, chain.base
-        points = []
-        for length, angle in zip(lengths, moved, strict=True):
+            angle = moved[index] = moved[index] + turn
             direction *= rect(1.0, angle)
             points.append(point)
-            point += length * direction
+            point += lengths[index] * direction
         error = target - point
     if abs(error) > tolerance_m:
         return None
