@@ -216,19 +216,23 @@ class Arm:
         x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
         if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
             return False, None      # far or not finite: a stand-in target, or a refusal
-        model = self.model
         if seed is None:
-            return True, self._first_try(x, y, z, goal, model.home, self._home_positions,
-                                         self._home_plane, False, bend, None)
+            return True, self._cold_try(x, y, z, goal, self._home_positions, self._home_plane,
+                                        bend, None)
+        if bend is not Bend.ANY:
+            return True, None
         last = self._last_step[0]
         if last is not None and seed.__class__ is tuple and seed == last.positions:
-            return True, self._first_try(x, y, z, goal, (last.yaw_rad,), last.positions,
-                                         last.plane, True, bend, None, last)
+            return True, self._seeded_try(x, y, z, goal, seed, last.plane, last.yaw_rad,
+                                          last.chain_angles, (last.points, last.tip))
         read = self._seed_floats(seed)
         if read is None:
             return False, None
-        plane = model.plane_for(model.roll_of(read[1]))
-        return True, self._first_try(x, y, z, goal, read[1], read[0], plane, True, bend, None)
+        positions, start = read
+        model = self.model
+        plane = model.plane_for(model.roll_of(start))
+        return True, self._seeded_try(x, y, z, goal, positions, plane, start[0],
+                                      self._planar_angles(start, plane), None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask', *, first_tried: bool) -> IkResult:
@@ -261,8 +265,7 @@ class Arm:
 
     def _first_try(self, x: float, y: float, z: float, goal: Sequence[float],
                    start: Sequence[float], positions: Sequence[float], plane: RollPlane,
-                   seeded: bool, bend: Bend, pole: Vec3 | None,
-                   last: '_LastStep | None' = None) -> IkResult | None:
+                   seeded: bool, bend: Bend, pole: Vec3 | None) -> IkResult | None:
         """Return the first try's answer in the first plane, None if the search must run.
 
         Without a seed: the closed form in the plane facing the target (closed_form.py: the
@@ -275,49 +278,63 @@ class Arm:
             target itself [m]
         :param start: geometric angles the joints the try leaves keep; ``positions`` the same
             as joint positions; ``plane`` the chain at their roll
-        :param last: the last seeded answer when ``positions`` are its (a stream's next
-            target): its chain angles and joints, so the steps start without reading the seed
-            or a forward pass; ``start`` then holds only the yaw
         """
+        if not seeded:
+            return self._cold_try(x, y, z, goal, positions, plane, bend, pole)
+        if pole is not None or bend is not Bend.ANY:
+            return None
+        return self._seeded_try(x, y, z, goal, positions, plane, start[0],
+                                self._planar_angles(start, plane), None)
+
+    def _cold_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                  positions: Sequence[float], plane: RollPlane, bend: Bend,
+                  pole: Vec3 | None) -> IkResult | None:
+        """Return the closed form's answer in the plane facing the target, or None."""
         planar, lateral = plane.planar, plane.lateral_m
         tolerance = self.options.tolerance_m
         yaw = self.model.yaw
-        if not seeded:
-            found = first_plane(yaw, x, y, z, lateral)
-            off_plane = found.off_plane_m
-            if off_plane >= tolerance:
-                return None
-            side = 0
-            if pole is not None:
-                side = wanted_side(bend, pole, found, planar.chain.base)
-            elif bend is not Bend.ANY:
-                side = bend_side(bend, found.target - planar.chain.base)
-            pose = closed_form(planar, found.target, side,
-                               math.sqrt(tolerance * tolerance - off_plane * off_plane))
-            if pose is None:
-                return None
-            pitches, tip = pose
-            heading = found.yaw_rad
-            result = self._first_answer(plane, positions, heading, math.cos(heading),
-                                        math.sin(heading), pitches, tip, goal)[0]
-            if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
-                return result
-            return None
-        if pole is not None or bend is not Bend.ANY:
-            return None
-        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
-                                                    start[0])
-        cos, sin = math.cos(turn), math.sin(turn)      # plane_coordinates, on floats
-        off_plane = abs(y * cos - x * sin - lateral)
-        target = complex(x * cos + y * sin, z)
+        found = first_plane(yaw, x, y, z, lateral)
+        off_plane = found.off_plane_m
         if off_plane >= tolerance:
             return None
-        within = math.sqrt(tolerance * tolerance - off_plane * off_plane)
-        if last is None:
-            moved = step_to(planar.chain, self._planar_angles(start, plane), target, within)
-        else:
-            moved = step_to(planar.chain, last.chain_angles, target, within,
-                            (last.points, last.tip))
+        side = 0
+        if pole is not None:
+            side = wanted_side(bend, pole, found, planar.chain.base)
+        elif bend is not Bend.ANY:
+            side = bend_side(bend, found.target - planar.chain.base)
+        pose = closed_form(planar, found.target, side,
+                           math.sqrt(tolerance * tolerance - off_plane * off_plane))
+        if pose is None:
+            return None
+        pitches, tip = pose
+        heading = found.yaw_rad
+        result = self._first_answer(plane, positions, heading, math.cos(heading),
+                                    math.sin(heading), pitches, tip, goal)[0]
+        if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
+            return result
+        return None
+
+    def _seeded_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                    positions: Sequence[float], plane: RollPlane, seed_yaw: float,
+                    chain_angles: list[float],
+                    fk: tuple[list[complex], complex] | None) -> IkResult | None:
+        """Return the seed's least-motion steps onto the target, or None.
+
+        In the plane nearest the seed's yaw (geometric ``seed_yaw``), from the seed's chain
+        angles; ``fk`` their joints and tip when known (the last answer's). A reached answer
+        is kept for the next target of a stream (:class:`_LastStep`).
+        """
+        lateral = plane.lateral_m
+        tolerance = self.options.tolerance_m
+        yaw = self.model.yaw
+        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
+                                                    seed_yaw)
+        cos, sin = math.cos(turn), math.sin(turn)      # plane_coordinates, on floats
+        off_plane = abs(y * cos - x * sin - lateral)
+        if off_plane >= tolerance:
+            return None
+        moved = step_to(plane.planar.chain, chain_angles, complex(x * cos + y * sin, z),
+                        math.sqrt(tolerance * tolerance - off_plane * off_plane), fk)
         if moved is None:
             return None
         pitches, tip, points = moved
