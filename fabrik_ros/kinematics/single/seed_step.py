@@ -59,20 +59,21 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
     while abs(error) > settled and step < STEPS:
         step += 1
         xx, yy, xy = DAMPING_M2, DAMPING_M2, 0.0
-        columns = []
-        for joint in points:      # summed in the order batch_seed_step sums
-            column = 1j * (point - joint)
-            columns.append(column)
-            xx += column.real * column.real
-            yy += column.imag * column.imag
-            xy += column.real * column.imag
+        deltas = []
+        for joint in points:      # column j is i * delta: summed as batch_seed_step sums
+            delta = point - joint
+            deltas.append(delta)
+            across, up = delta.real, delta.imag
+            xx += up * up
+            yy += across * across
+            xy -= across * up
         det = xx * yy - xy * xy
         wx = (yy * error.real - xy * error.imag) / det
         wy = (xx * error.imag - xy * error.real) / det
         direction, point = chain.base_direction, chain.base
         points = []
-        for index, column in enumerate(columns):    # each joint turned, then the forward pass
-            turn = column.real * wx + column.imag * wy
+        for index, delta in enumerate(deltas):      # each joint turned, then the forward pass
+            turn = delta.real * wy - delta.imag * wx
             if abs(turn) > LARGEST_STEP_RAD:
                 return None
             angle = moved[index] = moved[index] + turn
@@ -83,8 +84,10 @@ def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
     if abs(error) > tolerance_m:
         return None
     for index, constraint in enumerate(chain.constraints):
-        low = constraint.min_rad
-        offset = (moved[index] - low) % TURN
+        low, angle = constraint.min_rad, moved[index]
+        if low <= angle <= constraint.max_rad:
+            continue
+        offset = (angle - low) % TURN
         if offset > constraint.max_rad - low:
             return None
         moved[index] = low + offset
