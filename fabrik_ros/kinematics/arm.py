@@ -47,6 +47,11 @@ from fabrik_ros.kinematics.single.seed_step import step_to
 from fabrik_ros.kinematics.single.yaw_branches import nearest_turn, turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
 
+_LastStep = tuple[tuple[float, ...], float, RollPlane, list[float],
+                  tuple[list[complex], complex]]
+"""A seeded first try's answer: its positions, geometric yaw, plane, chain angles and their
+joints and tip (:attr:`Arm._last_step`)."""
+
 
 @dataclass(frozen=True)
 class Arm:
@@ -222,9 +227,9 @@ class Arm:
         if bend is not Bend.ANY:
             return True, None
         last = self._last_step[0]
-        if last is not None and seed.__class__ is tuple and seed == last.positions:
-            return True, self._seeded_try(x, y, z, goal, seed, last.plane, last.yaw_rad,
-                                          last.chain_angles, (last.points, last.tip))
+        if last is not None and seed.__class__ is tuple and seed == last[0]:
+            _, yaw_rad, plane, chain_angles, fk = last
+            return True, self._seeded_try(x, y, z, goal, seed, plane, yaw_rad, chain_angles, fk)
         read = self._seed_floats(seed)
         if read is None:
             return False, None
@@ -309,7 +314,7 @@ class Arm:
         pitches, tip = pose
         heading = found.yaw_rad
         result = self._first_answer(plane, positions, heading, math.cos(heading),
-                                    math.sin(heading), pitches, tip, goal)[0]
+                                    math.sin(heading), pitches, tip, goal)
         if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
             return result
         return None
@@ -322,7 +327,7 @@ class Arm:
 
         In the plane nearest the seed's yaw (geometric ``seed_yaw``), from the seed's chain
         angles; ``fk`` their joints and tip when known (the last answer's). A reached answer
-        is kept for the next target of a stream (:class:`_LastStep`).
+        is kept for the next target of a stream (:attr:`_last_step`).
         """
         lateral = plane.lateral_m
         tolerance = self.options.tolerance_m
@@ -338,11 +343,10 @@ class Arm:
         if moved is None:
             return None
         pitches, tip, points = moved
-        result, answer = self._first_answer(plane, positions, turn, cos, sin, pitches, tip,
-                                            goal)
+        result = self._first_answer(plane, positions, turn, cos, sin, pitches, tip, goal)
         if not result.reached:
             return None
-        self._last_step[0] = _LastStep(tuple(answer), turn, plane, pitches, points, tip)
+        self._last_step[0] = (result.joint_angles_rad, turn, plane, pitches, (points, tip))
         return result
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
@@ -392,8 +396,8 @@ class Arm:
 
     def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
                       cos: float, sin: float, pitches: list[float], tip: complex,
-                      goal: Sequence[float]) -> tuple[IkResult, list[float]]:
-        """Return the IkResult of a first try (the yaw and pitches set in ``positions``), them.
+                      goal: Sequence[float]) -> IkResult:
+        """Return the IkResult of a first try: the yaw and pitches set in ``positions``.
 
         Every try turns its angles into their joints' ranges (geometric, the tool's turn on
         the last pitch), so a position follows without a turn, a clamp taking the rounding.
@@ -414,7 +418,7 @@ class Arm:
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
         return IkResult(tuple(angles), position, reached, error, 0,
-                        StopReason.REACHED if reached else StopReason.UNREACHABLE), angles
+                        StopReason.REACHED if reached else StopReason.UNREACHABLE)
 
     def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
                 approach: Vec3 | None) -> IkResult:
@@ -607,8 +611,13 @@ class Arm:
                       self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
 
     @cached_property
-    def _last_step(self) -> list['_LastStep | None']:
-        """Return a one-entry list: the last seeded first try's answer, None before one."""
+    def _last_step(self) -> list[_LastStep | None]:
+        """Return a one-entry list: the last seeded first try's answer, None before one.
+
+        A stream seeds each target with the last answer: when the seed is that answer (its
+        positions, a tuple as a node keeps its last command), its chain angles and forward
+        pass are known already, and the seed need not be read or checked again.
+        """
         return [None]
 
     @cached_property
@@ -620,22 +629,6 @@ class Arm:
     def _home_positions(self) -> tuple[float, ...]:
         """Return the home pose as joint positions [rad]."""
         return tuple(j.home_rad for j in self.joints)
-
-class _LastStep(NamedTuple):
-    """A seeded first try's answer, what the next target of a stream steps on from.
-
-    A stream seeds each target with the last answer: when the seed is that answer (its
-    positions, a tuple as a node keeps its last command), its chain angles and forward pass
-    are known already and the seed need not be read or checked again.
-    """
-
-    positions: tuple[float, ...]
-    yaw_rad: float
-    plane: RollPlane
-    chain_angles: list[float]
-    points: list[complex]
-    tip: complex
-
 
 class _Ask(NamedTuple):
     """What a solve is asked besides the target: elbow side, pole, tool direction."""

@@ -68,9 +68,10 @@ class IkResult:
                  iterations: int, stop_reason: StopReason,
                  approach_error_rad: float | None = None) -> None:
         """Keep the fields (in one step: one result is built per solve, hundreds a second)."""
-        self.__dict__.update(joint_angles_rad=joint_angles_rad, tool_point_m=tool_point_m,
-                             reached=reached, residual_m=residual_m, iterations=iterations,
-                             stop_reason=stop_reason, approach_error_rad=approach_error_rad)
+        object.__setattr__(self, '__dict__', {
+            'joint_angles_rad': joint_angles_rad, 'tool_point_m': tool_point_m,
+            'reached': reached, 'residual_m': residual_m, 'iterations': iterations,
+            'stop_reason': stop_reason, 'approach_error_rad': approach_error_rad})
 
     @cached_property
     def angles_rad(self) -> np.ndarray:
