@@ -283,8 +283,7 @@ def _fine_path(peer: Peer, start: np.ndarray, end: np.ndarray) -> np.ndarray:
         count = int(count * largest / (0.1 * STREAM_STEP_M)) + 1
 
 
-def _timed(us: list[float], answers: list[np.ndarray], started_ns: int,
-           angles: np.ndarray) -> None:
+def _timed(us: list[float], answers: list[Any], started_ns: int, angles: Any) -> None:
     """Append one solve's time (from ``started_ns`` to now) and its angles (judged later)."""
     us.append((time.perf_counter_ns() - started_ns) / 1e3)
     answers.append(angles)
@@ -296,12 +295,13 @@ def random_run(arm: Arm, peer: Peer, call: PeerCall, limits: Limits,
 
     Only the call itself is inside the clock, and nothing else runs between the calls (the
     answers are judged afterwards): ours takes the target as a tuple of floats (as fabrik_ik
-    passes it), the peer a 4x4 pose array it fills in place. The peer's default call then
-    runs over the same targets in a pass of its own.
+    passes it) and answers with its angles as floats (what fabrik_ik publishes), the peer
+    takes a 4x4 pose array it fills in place and answers with its ``q`` array. The peer's
+    default call then runs over the same targets in a pass of its own.
     """
-    ours: tuple[list[float], list[np.ndarray]] = ([], [])
-    best: tuple[list[float], list[np.ndarray]] = ([], [])
-    default: tuple[list[float], list[np.ndarray]] = ([], [])
+    ours: tuple[list[float], list[Any]] = ([], [])
+    best: tuple[list[float], list[Any]] = ([], [])
+    default: tuple[list[float], list[Any]] = ([], [])
     solve, options = call.solve, call.options
     q0 = (peer.low + peer.high) / 2
     pose = np.eye(4)
@@ -309,7 +309,7 @@ def random_run(arm: Arm, peer: Peer, call: PeerCall, limits: Limits,
         point = (float(target[0]), float(target[1]), float(target[2]))
         started = time.perf_counter_ns()
         result = arm.ik(point)
-        _timed(*ours, started, result.angles_rad)
+        _timed(*ours, started, result.joint_angles_rad)
         pose[:3, 3] = target
         started = time.perf_counter_ns()
         solution = solve(pose, q0=q0, **options)
@@ -328,13 +328,14 @@ def stream_run(arm: Arm, peer: Peer, call: PeerCall, limits: Limits,
                targets: np.ndarray) -> dict:
     """Follow the stream with ours and the peer's best call, each from its previous answer.
 
-    Ours is seeded with a tuple of floats, as fabrik_ik's last command is.
+    Ours is seeded with its last answer's angles, a tuple of floats as fabrik_ik's last
+    command is.
     """
-    ours: tuple[list[float], list[np.ndarray]] = ([], [])
-    best: tuple[list[float], list[np.ndarray]] = ([], [])
+    ours: tuple[list[float], list[Any]] = ([], [])
+    best: tuple[list[float], list[Any]] = ([], [])
     solve, options = call.solve, call.options
     point = (float(targets[0][0]), float(targets[0][1]), float(targets[0][2]))
-    seed = tuple(float(a) for a in arm.ik(point).angles_rad)
+    seed = arm.ik(point).joint_angles_rad
     pose = np.eye(4)
     pose[:3, 3] = targets[0]
     previous = solve(pose, q0=(peer.low + peer.high) / 2, **options).q
@@ -342,8 +343,8 @@ def stream_run(arm: Arm, peer: Peer, call: PeerCall, limits: Limits,
         point = (float(target[0]), float(target[1]), float(target[2]))
         started = time.perf_counter_ns()
         result = arm.ik(point, seed)
-        _timed(*ours, started, result.angles_rad)
-        seed = tuple(float(a) for a in result.angles_rad)
+        _timed(*ours, started, result.joint_angles_rad)
+        seed = result.joint_angles_rad
         pose[:3, 3] = target
         started = time.perf_counter_ns()
         solution = solve(pose, q0=previous, **options)
@@ -370,9 +371,10 @@ def elbow_flips(arm: Arm, answers: list[np.ndarray]) -> int:
 
 
 def figures(peer: Peer, limits: Limits, targets: np.ndarray, times_us: list[float],
-            answers: list[np.ndarray]) -> dict:
+            answers: list[Any]) -> dict:
     """Return success rate, latency and residual (peer FK) figures of one solver's answers."""
     us = np.array(times_us)
+    answers = [np.asarray(q, dtype=float) for q in answers]
     error = np.array([np.linalg.norm(peer.tool(q) - t) for q, t in zip(answers, targets,
                                                                           strict=True)])
     ok = [succeeded(peer, limits, t, q) for q, t in zip(answers, targets, strict=True)]

@@ -33,7 +33,6 @@ from fabrik_ros.kinematics.single.arm_ik import (
     candidate_planes,
     first_plane,
     PlanarAnswer,
-    plane_coordinates,
     planes_differ,
     stop_reason,
     turn_to_target,
@@ -47,6 +46,11 @@ from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopRe
 from fabrik_ros.kinematics.single.seed_step import step_to
 from fabrik_ros.kinematics.single.yaw_branches import nearest_turn, turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
+
+_LastStep = tuple[tuple[float, ...], float, RollPlane, list[float],
+                  tuple[list[complex], complex]]
+"""A seeded first try's answer: its positions, geometric yaw, plane, chain angles and their
+joints and tip (:attr:`Arm._last_step`)."""
 
 
 @dataclass(frozen=True)
@@ -217,15 +221,23 @@ class Arm:
         x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
         if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
             return False, None      # far or not finite: a stand-in target, or a refusal
-        model = self.model
         if seed is None:
-            return True, self._first_try(x, y, z, goal, model.home, self._home_positions,
-                                         self._home_plane, False, bend, None)
+            return True, self._cold_try(x, y, z, goal, self._home_positions, self._home_plane,
+                                        bend, None)
+        if bend is not Bend.ANY:
+            return True, None
+        last = self._last_step[0]
+        if last is not None and seed.__class__ is tuple and seed == last[0]:
+            _, yaw_rad, plane, chain_angles, fk = last
+            return True, self._seeded_try(x, y, z, goal, seed, plane, yaw_rad, chain_angles, fk)
         read = self._seed_floats(seed)
         if read is None:
             return False, None
-        plane = model.plane_for(model.roll_of(read[1]))
-        return True, self._first_try(x, y, z, goal, read[1], read[0], plane, True, bend, None)
+        positions, start = read
+        model = self.model
+        plane = model.plane_for(model.roll_of(start))
+        return True, self._seeded_try(x, y, z, goal, positions, plane, start[0],
+                                      self._planar_angles(start, plane), None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask', *, first_tried: bool) -> IkResult:
@@ -272,42 +284,70 @@ class Arm:
         :param start: geometric angles the joints the try leaves keep; ``positions`` the same
             as joint positions; ``plane`` the chain at their roll
         """
+        if not seeded:
+            return self._cold_try(x, y, z, goal, positions, plane, bend, pole)
+        if pole is not None or bend is not Bend.ANY:
+            return None
+        return self._seeded_try(x, y, z, goal, positions, plane, start[0],
+                                self._planar_angles(start, plane), None)
+
+    def _cold_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                  positions: Sequence[float], plane: RollPlane, bend: Bend,
+                  pole: Vec3 | None) -> IkResult | None:
+        """Return the closed form's answer in the plane facing the target, or None."""
         planar, lateral = plane.planar, plane.lateral_m
         tolerance = self.options.tolerance_m
         yaw = self.model.yaw
-        if not seeded:
-            found = first_plane(yaw, x, y, z, lateral)
-            off_plane = found.off_plane_m
-            if off_plane >= tolerance:
-                return None
-            side = 0
-            if pole is not None:
-                side = wanted_side(bend, pole, found, planar.chain.base)
-            elif bend is not Bend.ANY:
-                side = bend_side(bend, found.target - planar.chain.base)
-            pose = closed_form(planar, found.target, side,
-                               math.sqrt(tolerance * tolerance - off_plane * off_plane))
-            if pose is None:
-                return None
-            pitches, tip = pose
-            result = self._first_answer(plane, positions, found.yaw_rad, pitches, tip, goal)
-            if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
-                return result
-            return None
-        if pole is not None or bend is not Bend.ANY:
-            return None
-        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
-                                                    start[0])
-        target, off_plane = plane_coordinates(turn, x, y, z, lateral)
+        found = first_plane(yaw, x, y, z, lateral)
+        off_plane = found.off_plane_m
         if off_plane >= tolerance:
             return None
-        moved = step_to(planar.chain, self._planar_angles(start, plane), target,
-                        math.sqrt(tolerance * tolerance - off_plane * off_plane))
+        side = 0
+        if pole is not None:
+            side = wanted_side(bend, pole, found, planar.chain.base)
+        elif bend is not Bend.ANY:
+            side = bend_side(bend, found.target - planar.chain.base)
+        pose = closed_form(planar, found.target, side,
+                           math.sqrt(tolerance * tolerance - off_plane * off_plane))
+        if pose is None:
+            return None
+        pitches, tip = pose
+        heading = found.yaw_rad
+        result = self._first_answer(plane, positions, heading, math.cos(heading),
+                                    math.sin(heading), pitches, tip, goal)
+        if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
+            return result
+        return None
+
+    def _seeded_try(self, x: float, y: float, z: float, goal: Sequence[float],
+                    positions: Sequence[float], plane: RollPlane, seed_yaw: float,
+                    chain_angles: list[float],
+                    fk: tuple[list[complex], complex] | None) -> IkResult | None:
+        """Return the seed's least-motion steps onto the target, or None.
+
+        In the plane nearest the seed's yaw (geometric ``seed_yaw``), from the seed's chain
+        angles; ``fk`` their joints and tip when known (the last answer's). A reached answer
+        is kept for the next target of a stream (:attr:`_last_step`).
+        """
+        lateral = plane.lateral_m
+        tolerance = self.options.tolerance_m
+        yaw = self.model.yaw
+        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
+                                                    seed_yaw)
+        cos, sin = math.cos(turn), math.sin(turn)      # plane_coordinates, on floats
+        off_plane = abs(y * cos - x * sin - lateral)
+        if off_plane >= tolerance:
+            return None
+        moved = step_to(plane.planar.chain, chain_angles, complex(x * cos + y * sin, z),
+                        math.sqrt(tolerance * tolerance - off_plane * off_plane), fk)
         if moved is None:
             return None
-        pitches, tip = moved
-        result = self._first_answer(plane, positions, turn, pitches, tip, goal)
-        return result if result.reached else None
+        pitches, tip, points = moved
+        result = self._first_answer(plane, positions, turn, cos, sin, pitches, tip, goal)
+        if not result.reached:
+            return None
+        self._last_step[0] = (result.joint_angles_rad, turn, plane, pitches, (points, tip))
+        return result
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
         """Return True when turning the roll could bring the tool onto the target.
@@ -355,12 +395,14 @@ class Arm:
                 for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
     def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
-                      pitches: list[float], tip: complex, goal: Sequence[float]) -> IkResult:
+                      cos: float, sin: float, pitches: list[float], tip: complex,
+                      goal: Sequence[float]) -> IkResult:
         """Return the IkResult of a first try: the yaw and pitches set in ``positions``.
 
         Every try turns its angles into their joints' ranges (geometric, the tool's turn on
         the last pitch), so a position follows without a turn, a clamp taking the rounding.
-        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``.
+        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``; ``cos``
+        and ``sin`` those of the yaw.
         """
         angles = list(positions)
         solved = [yaw_rad, *pitches] if self.model.yaw is not None else list(pitches)
@@ -369,10 +411,13 @@ class Arm:
                                                                     strict=True):
             value = (angle - zero) * direction
             angles[index] = lowest if value < lowest else highest if value > highest else value
-        position = self.model.to_base(tip.real, plane.lateral_m, tip.imag, yaw_rad)
+        base_x, base_y, base_z = self.offsets.base_xyz_m      # model.to_base, on floats
+        along, lateral = tip.real, plane.lateral_m
+        position = (base_x + along * cos - lateral * sin, base_y + along * sin + lateral * cos,
+                    base_z + tip.imag)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
-        return IkResult(np.array(angles), np.array(position), reached, error, 0,
+        return IkResult(tuple(angles), position, reached, error, 0,
                         StopReason.REACHED if reached else StopReason.UNREACHABLE)
 
     def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
@@ -384,7 +429,7 @@ class Arm:
         reached = error <= self.options.tolerance_m
         approach_error = (None if approach is None
                           else angle_between(approach, self.model.tool_axis(geometric)))
-        return IkResult(np.array(angles), np.array(position), reached, error, iterations,
+        return IkResult(tuple(angles), position, reached, error, iterations,
                         stop_reason(answer, reached), approach_error)
 
     def ik_batch(self, targets: Sequence[Sequence[float]] | np.ndarray,
@@ -564,6 +609,16 @@ class Arm:
         indices = ((0,) if self.model.yaw is not None else ()) + self.model.pitch_index
         return tuple((i, self.joints[i].zero_rad, self.joints[i].direction,
                       self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
+
+    @cached_property
+    def _last_step(self) -> list[_LastStep | None]:
+        """Return a one-entry list: the last seeded first try's answer, None before one.
+
+        A stream seeds each target with the last answer: when the seed is that answer (its
+        positions, a tuple as a node keeps its last command), its chain angles and forward
+        pass are known already, and the seed need not be read or checked again.
+        """
+        return [None]
 
     @cached_property
     def _home_plane(self) -> RollPlane:

@@ -115,3 +115,26 @@ def test_a_stream_of_seeded_targets_moves_the_joints_by_little(arm_4dof: Arm):
         answer = arm_4dof.ik(target, seed=previous)
         assert answer.reached and answer.iterations == 0
         assert np.max(np.abs(answer.angles_rad - previous)) < 0.05, step
+
+
+@pytest.mark.parametrize('name', ['arm_4dof', 'so101'])
+def test_a_stream_seeded_with_its_own_answers_answers_as_a_fresh_arm_would(name: str):
+    """Seeded with the last answer (a tuple, as a node keeps it), every answer is sound.
+
+    The next step starts from what the last one knew of that answer; a fresh arm, which
+    reads the seed, gives the same angles, and a list seed (not the tuple kept) the same.
+    """
+    path = Path(__file__).resolve().parents[2] / 'config' / f'{name}.yaml'
+    arm, fresh = load_arm(path), load_arm(path)
+    start = samples(arm, 1, 11)[0]
+    seed = tuple(float(a) for a in arm.ik(arm.fk(start)[-1]).angles_rad)
+    for step in range(1, 60):
+        target = arm.fk(start + 0.003 * step)[-1]
+        answer = arm.ik(target, seed)
+        assert_sound(answer, target, arm)
+        assert answer.iterations == 0
+        again = load_arm(path).ik(target, seed)
+        assert np.allclose(answer.angles_rad, again.angles_rad, rtol=0.0, atol=1e-12)
+        assert np.allclose(answer.angles_rad, fresh.ik(target, list(seed)).angles_rad,
+                           rtol=0.0, atol=1e-12)
+        seed = tuple(float(a) for a in answer.angles_rad)

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 import enum
+from functools import cached_property
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -39,10 +40,12 @@ class ChainSolution(Generic[P]):
 class IkResult:
     """An arm IK answer.
 
-    :param angles_rad: joint angles in config order [rad], always within limits
-    :param position_m: tool point the angles reach, in the base frame [m]
+    :param joint_angles_rad: joint angles in config order [rad], always within limits, as
+        plain floats (what a joint command carries); :attr:`angles_rad` as an array
+    :param tool_point_m: tool point the angles reach, in the base frame [m];
+        :attr:`position_m` as an array
     :param reached: True when ``residual_m`` is within the solver tolerance
-    :param residual_m: distance from ``position_m`` to the target [m]
+    :param residual_m: distance from the tool point to the target [m]
     :param iterations: FABRIK iterations summed over every attempt
     :param stop_reason: why the chosen attempt ended
     :param approach_error_rad: for a pose target (an approach asked), the angle between the
@@ -52,21 +55,33 @@ class IkResult:
         speaks of the position only.
     """
 
-    angles_rad: np.ndarray
-    position_m: np.ndarray
+    joint_angles_rad: tuple[float, ...]
+    tool_point_m: tuple[float, float, float]
     reached: bool
     residual_m: float
     iterations: int
     stop_reason: StopReason
     approach_error_rad: float | None = None
 
-    def __init__(self, angles_rad: np.ndarray, position_m: np.ndarray, reached: bool,
-                 residual_m: float, iterations: int, stop_reason: StopReason,
+    def __init__(self, joint_angles_rad: tuple[float, ...],
+                 tool_point_m: tuple[float, float, float], reached: bool, residual_m: float,
+                 iterations: int, stop_reason: StopReason,
                  approach_error_rad: float | None = None) -> None:
         """Keep the fields (in one step: one result is built per solve, hundreds a second)."""
-        self.__dict__.update(angles_rad=angles_rad, position_m=position_m, reached=reached,
-                             residual_m=residual_m, iterations=iterations,
-                             stop_reason=stop_reason, approach_error_rad=approach_error_rad)
+        object.__setattr__(self, '__dict__', {
+            'joint_angles_rad': joint_angles_rad, 'tool_point_m': tool_point_m,
+            'reached': reached, 'residual_m': residual_m, 'iterations': iterations,
+            'stop_reason': stop_reason, 'approach_error_rad': approach_error_rad})
+
+    @cached_property
+    def angles_rad(self) -> np.ndarray:
+        """Return the joint angles as an array [rad], built on first read (nodes take floats)."""
+        return np.array(self.joint_angles_rad)
+
+    @cached_property
+    def position_m(self) -> np.ndarray:
+        """Return the tool point as an array [m] (built on first read)."""
+        return np.array(self.tool_point_m)
 
 
 @dataclass(frozen=True)

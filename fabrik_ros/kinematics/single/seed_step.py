@@ -29,48 +29,66 @@ LARGEST_STEP_RAD = 0.5
 
 
 def step_to(chain: Chain[complex], angles: Sequence[float], target: complex,
-            tolerance_m: float) -> tuple[list[float], complex] | None:
-    """Return the chain's angles moved onto ``target`` and the tip, or None.
+            tolerance_m: float, start: tuple[list[complex], complex] | None = None
+            ) -> tuple[list[float], complex, list[complex]] | None:
+    """Return the chain's angles moved onto ``target``, the tip and the joints, or None.
 
     :param angles: the seed's chain angles [rad]
     :param tolerance_m: the tip must end within this distance of the target [m]
-    :return: angles turned into their joints' ranges, and the tip [m]; None when the steps
-        do not settle within tolerance, would turn a joint too far, or leave a range
+    :param start: the joints and the tip at ``angles`` when known (the last answer's, in a
+        stream), which saves the first forward pass
+    :return: angles turned into their joints' ranges, the tip and the joints before it [m];
+        None when the steps do not settle within tolerance, would turn a joint too far, or
+        leave a range
     """
     moved = list(angles)
     lengths = chain.lengths
     settled = SETTLED * tolerance_m
     rect = cmath.rect
-    for step in range(STEPS + 1):
+    if start is None:
         direction, point = chain.base_direction, chain.base
         points = []
         for length, angle in zip(lengths, moved, strict=True):
             direction *= rect(1.0, angle)
             points.append(point)
             point += length * direction
-        error = target - point
-        if abs(error) <= settled or step == STEPS:
-            break
-        columns = [1j * (point - joint) for joint in points]
+    else:
+        points, point = start
+    error = target - point
+    step = 0
+    while abs(error) > settled and step < STEPS:
+        step += 1
         xx, yy, xy = DAMPING_M2, DAMPING_M2, 0.0
-        for column in columns:      # summed in the order batch_seed_step sums
-            xx += column.real * column.real
-            yy += column.imag * column.imag
-            xy += column.real * column.imag
+        deltas = []
+        for joint in points:      # column j is i * delta: summed as batch_seed_step sums
+            delta = point - joint
+            deltas.append(delta)
+            across, up = delta.real, delta.imag
+            xx += up * up
+            yy += across * across
+            xy -= across * up
         det = xx * yy - xy * xy
         wx = (yy * error.real - xy * error.imag) / det
         wy = (xx * error.imag - xy * error.real) / det
-        for index, column in enumerate(columns):
-            turn = column.real * wx + column.imag * wy
+        direction, point = chain.base_direction, chain.base
+        points = []
+        for index, delta in enumerate(deltas):      # each joint turned, then the forward pass
+            turn = delta.real * wy - delta.imag * wx
             if abs(turn) > LARGEST_STEP_RAD:
                 return None
-            moved[index] += turn
+            angle = moved[index] = moved[index] + turn
+            direction *= rect(1.0, angle)
+            points.append(point)
+            point += lengths[index] * direction
+        error = target - point
     if abs(error) > tolerance_m:
         return None
     for index, constraint in enumerate(chain.constraints):
-        low = constraint.min_rad
-        offset = (moved[index] - low) % TURN
+        low, angle = constraint.min_rad, moved[index]
+        if low <= angle <= constraint.max_rad:
+            continue
+        offset = (angle - low) % TURN
         if offset > constraint.max_rad - low:
             return None
         moved[index] = low + offset
-    return moved, point
+    return moved, point, points

@@ -69,12 +69,16 @@ def nearest_turn(x: float, y: float, lateral_m: float, low: float, high: float,
     >>> nearest_turn(0.0, 1.0, 0.0, -1.0, 1.0, 0.0)
     -1.0
     """
+    azimuth = math.atan2(y, x)      # branch_headings, on floats: each solve of a stream
+    turn = 0.0
+    if lateral_m != 0.0:
+        turn = math.asin(min(1.0, max(-1.0, lateral_m / max(math.hypot(x, y), TINY))))
     best, nearest = low, math.inf
-    for heading in branch_headings(x, y, lateral_m):
-        turn = first_turn(heading, low)
-        while turn <= high:
-            distance = abs(wrap(turn - preferred))
+    for heading in (azimuth - turn, azimuth + math.pi + turn):
+        candidate = low + (heading - low) % TURN
+        while candidate <= high:
+            distance = abs((candidate - preferred + math.pi) % TURN - math.pi)
             if distance < nearest:
-                best, nearest = turn, distance
-            turn += TURN
+                best, nearest = candidate, distance
+            candidate += TURN
     return best
