@@ -198,10 +198,6 @@ class ServoDriver:
         self._handed_over.append(clamped)
         self._follow((*clamped, *self.planner.target[self._joint_count:]))
 
-    def convert_target(self) -> None:
-        """Convert the pose moved to into servo units, sending nothing: a warm-up of the path."""
-        self._units(self.planner.target)
-
     def _follow(self, targets: Angles) -> None:
         """Make ``targets`` (every servo's position, servo order) the pose to move to."""
         reason = self._busy()

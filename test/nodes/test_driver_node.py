@@ -484,15 +484,14 @@ def test_joint_states_and_servo_positions_carry_the_gripper_and_a_misspelt_name_
     assert "names ['grip'] hold none of the joints" in line and "servos ['gripper']" in line
 
 
-def test_joint_commands_bytes_that_are_no_joint_state_are_said_and_the_next_command_moves(
-        make_rig, capfd):
+def test_joint_commands_bytes_that_are_no_joint_state_move_nothing_and_the_next_command_moves(
+        make_rig):
     rig = make_rig(Protocol.NATIVE)
     rig.wait_board_targets(ARM.home, 'home')
-    rig.command(POSE_A)            # the arm's names in order: read from the bytes directly
+    rig.command(POSE_A)
     rig.wait_board_targets(POSE_A, 'POSE_A')
     rig.commands.publish(b'\x00\x01\x00\x00' + b'\xff' * 40)    # hostile: not a JointState
-    _wait_log(rig, capfd, 'joint_commands ignored: not a sensor_msgs/JointState', [])
-    rig.command(POSE_B[::-1], names=ARM.joint_names[::-1])   # another layout: deserialized
+    rig.command(POSE_B[::-1], names=ARM.joint_names[::-1])   # matched by name, in any order
     rig.wait_board_targets(POSE_B, 'POSE_B after the bad message')
 
 
@@ -510,50 +509,3 @@ def test_a_command_stream_leaves_no_reference_cycles(make_rig, protocol):
             rig.command(pose)
             rig.wait_board_targets(pose, 'each command')
     assert found[0] == 0
-
-
-def test_warm_ups_on_the_hidden_topic_warm_the_driver_and_their_content_moves_nothing(
-        make_rig, monkeypatch):
-    """fabrik_ik's warm-up messages only say when: POSE_B or garbage in them never moves."""
-    warmed = []
-    convert = ServoDriverNode._convert_unsent
-    monkeypatch.setattr(ServoDriverNode, '_convert_unsent',
-                        lambda self: (warmed.append(time.monotonic()), convert(self)))
-    rig = make_rig(Protocol.NATIVE)
-    rig.wait_board_targets(ARM.home, 'home')
-    warm_ups = rig.probe.create_publisher(JointState, f'{rig.ros.namespace}/joint_commands/'
-                                          '_warm_up', 10)
-    rig.ros.spin_until(lambda: warm_ups.get_subscription_count() > 0, timeout_s=10.0,
-                       what='servo_driver to subscribe the warm-up topic')
-    sent = []
-
-    def warm_up() -> None:      # late in the gap, as fabrik_ik's
-        warm_up_timer.cancel()
-        warm_ups.publish(JointState(name=list(ARM.joint_names), position=list(POSE_B)))
-        warm_ups.publish(b'\x00\x01\x00\x00' + b'\xff' * 40)
-
-    warm_up_timer = rig.probe.create_timer(0.035, warm_up)
-    warm_up_timer.cancel()
-
-    def streaming() -> bool:        # a busy machine runs timers unevenly: until ten warm-ups
-        return len(sent) < 20 or (len(warmed) < 10 and len(sent) < 200)
-
-    def command() -> None:
-        if streaming():
-            rig.commands.publish(JointState(name=list(ARM.joint_names), position=list(POSE_A)))
-            sent.append(time.monotonic())
-            warm_up_timer.reset()
-
-    rig.command(POSE_A)
-    rig.probe.create_timer(0.05, command)
-    rig.ros.spin_until(lambda: not streaming() and time.monotonic() > sent[-1] + 0.1,
-                       timeout_s=20.0, what='commands at 20 Hz and their warm-ups',
-                       during=lambda: _assert_not_pose_b(rig))
-    assert list(rig.board.targets()[:LAYOUT.channels]) == _pulses(POSE_A)
-    assert 10 <= len(warmed) <= len(sent), f'{len(warmed)} warm-ups for {len(sent)} commands'
-    rig.command(POSE_B)
-    rig.wait_board_targets(POSE_B, 'POSE_B, commanded on joint_commands after the warm-ups')
-
-
-def _assert_not_pose_b(rig) -> None:
-    assert list(rig.board.targets()[:LAYOUT.channels]) != _pulses(POSE_B), 'moved by a warm-up'
