@@ -120,6 +120,8 @@ class ServoDriver:
         self._names = servo_names(arm.servo_map)
         self._throttle = CauseThrottle(WARN_EVERY_S, clock=clock)
         self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
+        # The units of the angles last sent, for joint_states to compare reports with.
+        self._sent_units: tuple[Optional[Angles], list[float]] = (None, [])
         self.clamped: tuple[str, ...] = ()
 
     # -- state -------------------------------------------------------------------------------
@@ -128,6 +130,14 @@ class ServoDriver:
     def phase(self) -> Phase:
         """Return where the arm is between the link and the servos."""
         return self._machine.phase
+
+    @property
+    def resting(self) -> bool:
+        """Return True while the servos follow and hold the target: a tick has nothing to do.
+
+        Nothing, that is, but take the link's news; any command, ~/home or ~/enable may end it.
+        """
+        return self._machine.phase is Phase.RUNNING and self.planner.settled
 
     @property
     def enabled(self) -> bool:
@@ -221,11 +231,11 @@ class ServoDriver:
 
     def _take_link_events(self, now: float) -> None:
         """Tell the state machine each connect and each loss the link reported."""
-        for state in self._output.take_events():
-            if state is LinkState.READY:
+        for event in self._output.take_events():
+            if event.state is LinkState.READY:
                 self._apply(self._machine.connect(now, self._output.board_name or 'board'))
-            elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
-                error = self._output.last_error   # its text starts with the port's path
+            elif event.state in (LinkState.DISCONNECTED, LinkState.CLOSED):
+                error = event.error     # its text starts with the port's path
                 reason = str(error) if error is not None else f'{self._output.path}: closed'
                 # A refusal shows the device's bytes, new each time: one line per cause.
                 cause = NotABoard if isinstance(error, NotABoard) else None
@@ -243,7 +253,9 @@ class ServoDriver:
     def _send(self, send: Send) -> None:
         """Send the servos their units, then say which joints the calibration clamped."""
         command = self._arm.servo_map.to_units(send.angles_rad[:self._joint_count])
-        self._output.send(self._units(send.angles_rad, command), send.move_s)
+        units = self._units(send.angles_rad, command)
+        self._output.send(units, send.move_s)
+        self._sent_units = (send.angles_rad, units)
         if command.clamped and self._throttle.allow('units clamped'):
             self._log(LogLine(LogLevel.WARN, f'servo {_UNIT_WORDS[self._output.unit]} '
                                              f'clamped for {list(command.clamped)}'))
@@ -310,7 +322,8 @@ class ServoDriver:
 
     def _confirms(self, report: ServoReport, sent: Angles) -> bool:
         """Return True if every reported servo stands where it was sent, as far as it tells."""
-        commanded = self._units(sent)
+        angles, units = self._sent_units
+        commanded = units if angles is sent else self._units(sent)
         pairs = [(r, c) for r, c in zip(report.units, commanded, strict=True) if r is not None]
         return report_confirms([r for r, _ in pairs], [c for _, c in pairs], report.resolution)
 

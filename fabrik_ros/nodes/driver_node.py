@@ -29,7 +29,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.joint_states import joint_state_msg
+from fabrik_ros.nodes.joint_states import JointStateMessage
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
     declare,
@@ -39,6 +39,7 @@ from fabrik_ros.nodes.ros_parameters import (
 )
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.nodes.timers import create_timer
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -50,6 +51,8 @@ from fabrik_ros.servo_io.bus_line import BUS_BAUD
 __all__ = ['FinalState', 'ServoDriverNode', 'main']
 
 _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
+# While the arm rests the control tick only looks for link news this often [s].
+RESTING_TICK_S = 0.1
 _CHOICES = {'protocol': [p.value for p in OFFERED_PROTOCOLS],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [FinalState.HOLD.value, FinalState.DETACH.value]}
@@ -123,13 +126,17 @@ class ServoDriverNode(ConfiguredNode):
         self._output.start()
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._servo_positions = self.create_publisher(JointState, '~/servo_positions', 10)
+        self._states_msg, self._servo_positions_msg = JointStateMessage(), JointStateMessage()
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
-        self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
-        self.create_timer(1.0 / self._parameter('state_rate_hz'), self._publish_states)
-        self.create_timer(self._parameter('diagnostics_period_s'), self._publish_diagnostics)
+        # The control tick slows down while the arm rests (nothing to step toward).
+        self._control_s = 1.0 / self._parameter('control_rate_hz')
+        self._tick_s = self._control_s
+        self._control_timer = create_timer(self, self._tick_s, self._on_control_timer)
+        create_timer(self, 1.0 / self._parameter('state_rate_hz'), self._publish_states)
+        create_timer(self, self._parameter('diagnostics_period_s'), self._publish_diagnostics)
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -289,6 +296,7 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_joint_commands(self, msg: JointState) -> None:
         self._core.take_commands(msg.name, msg.position)
+        self._pace_ticks()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -300,9 +308,23 @@ class ServoDriverNode(ConfiguredNode):
         :raises ValueError: if there is not one finite angle per joint
         """
         self._core.command(angles_rad)
+        self._pace_ticks()
 
     def _on_control_timer(self) -> None:
         self._core.tick()
+        self._pace_ticks()
+
+    def _pace_ticks(self) -> None:
+        """Tick at ``control_rate_hz`` while a move goes on, else every ``RESTING_TICK_S``.
+
+        At rest a tick only looks for link news (a loss, a reconnect); a command, ~/home or
+        ~/enable brings the control rate back as it starts a move.
+        """
+        tick_s = max(RESTING_TICK_S, self._control_s) if self._core.resting else self._control_s
+        if tick_s != self._tick_s:
+            self._tick_s = tick_s
+            self._control_timer.timer_period_ns = round(tick_s * 1e9)
+            self._control_timer.reset()
 
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
         reply = reply_of(self._go_home())
@@ -314,6 +336,7 @@ class ServoDriverNode(ConfiguredNode):
         actions = self._core.home()
         if actions.send is not None and self._jog is not None:
             self._jog.finish(actions.send.move_s)
+        self._pace_ticks()
         return actions
 
     def _jog_refusal(self) -> str:
@@ -326,6 +349,7 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
         reply = self._core.enable(request.data)
+        self._pace_ticks()
         response.success, response.message = reply.success, reply.message
         return response
 
@@ -333,10 +357,13 @@ class ServoDriverNode(ConfiguredNode):
         stamp = self.get_clock().now().to_msg()
         feedback = self._core.feedback()
         if feedback is not None:
-            self._states.publish(joint_state_msg(feedback.names, feedback.positions, stamp))
+            self._states.publish(self._states_msg.filled(feedback.names, feedback.positions,
+                                                         stamp))
+        if not self._servo_positions.get_subscription_count():
+            return      # the raw units are for calibration: mostly nobody reads them
         names, units = self._core.servo_positions()
         if names:
-            self._servo_positions.publish(joint_state_msg(names, units, stamp))
+            self._servo_positions.publish(self._servo_positions_msg.filled(names, units, stamp))
 
     def _publish_diagnostics(self) -> None:
         board = self._core.status()

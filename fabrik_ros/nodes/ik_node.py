@@ -32,7 +32,11 @@ from fabrik_ros.nodes.interactive_target import (
     target_from_feedback,
     Vector,
 )
-from fabrik_ros.nodes.joint_states import JointCommandError, positions_by_name
+from fabrik_ros.nodes.joint_states import (
+    JointCommandError,
+    JointStateMessage,
+    positions_by_name,
+)
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.path_follower import PathFollower
 from fabrik_ros.nodes.path_intake import PathIntake, PathRequest
@@ -49,6 +53,7 @@ from fabrik_ros.nodes.targets import (
     target_from_point,
     target_from_pose,
 )
+from fabrik_ros.nodes.timers import create_timer
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -60,6 +65,9 @@ _INTERACTIVE = 'interactive target'
 _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # Drawing markers costs more than a solve; RViz needs no more than a screen's worth a second.
 _MARKER_RATE_HZ = 30.0
+# Nobody draws markers on a robot without RViz: then the newest solution waits, and a reader
+# is looked for this often [s].
+_READER_WAIT_S = 1.0
 # Targets are positions, not steps: when solving falls behind, only the newest one matters.
 _LATEST_TARGET = 1
 # A pose target whose tool axis ends farther than this from the asked approach gets a warning
@@ -91,7 +99,9 @@ class FabrikIkNode(ConfiguredNode):
     - Target subscriptions keep only the newest message (a burst leaves one solve: the
       latest); path poses all count, so ``target_path`` queues as usual.
     - ``ik_markers`` show the newest solution at most 30 times a second (latched), and
-      ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target.
+      ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target;
+      each is published only while someone subscribes to it, and a subscriber that comes
+      later gets the newest solution within a second.
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
@@ -125,20 +135,21 @@ class FabrikIkNode(ConfiguredNode):
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
-        self._command_msg = JointState(name=list(self._names))
+        self._command_msg = JointStateMessage()
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
-        self._path_timer = self.create_timer(1.0 / self._path_rate_hz, self._on_path_timer)
+        self._path_timer = create_timer(self, 1.0 / self._path_rate_hz, self._on_path_timer)
         self._path_timer.cancel()
         self._unpublished: Optional[tuple] = None
         self._reported_s = time.monotonic()
-        self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
-        self.create_timer(self._diagnostics_period_s, self._publish_diagnostics)
+        self._marker_period_s = 1.0 / _MARKER_RATE_HZ
+        self._marker_timer = create_timer(self, self._marker_period_s, self._on_marker_timer)
+        create_timer(self, self._diagnostics_period_s, self._publish_diagnostics)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
-                              reached=True)
+                              reached=True, always=True)
         self._interactive: Optional[InteractiveTarget] = None
         if self._parameter('interactive_target'):
             self._interactive = InteractiveTarget.serve(
@@ -381,21 +392,28 @@ class FabrikIkNode(ConfiguredNode):
         return f' ({"; ".join(reasons)})' if reasons else ''
 
     def _command_message(self, command: tuple[float, ...]) -> JointState:
-        """Return the joint command message of ``command``, stamped now.
-
-        One message, refilled for each command: the publisher serializes it at once.
-        """
-        msg = self._command_msg
-        msg.header.stamp = self.get_clock().now().to_msg()
-        msg.position = command
-        return msg
+        """Return the joint command message of ``command``, stamped now."""
+        return self._command_msg.filled(self._names, command, self.get_clock().now().to_msg())
 
     def _on_marker_timer(self) -> None:
-        """Publish the newest solution if one came since the last; else rest until one does."""
+        """Publish the newest solution if one came since the last and anyone reads it.
+
+        Without a solution to draw the timer rests until one comes. Without a reader the
+        solution waits, and the timer looks for one every ``_READER_WAIT_S``.
+        """
         if self._unpublished is None:
             self._marker_timer.cancel()
-        else:
+        elif self._markers.get_subscription_count() or self._reached.get_subscription_count():
             self._publish_unpublished()
+            self._set_marker_period(1.0 / _MARKER_RATE_HZ)
+        else:
+            self._set_marker_period(_READER_WAIT_S)
+
+    def _set_marker_period(self, period_s: float) -> None:
+        if period_s != self._marker_period_s:
+            self._marker_period_s = period_s
+            self._marker_timer.timer_period_ns = round(period_s * 1e9)
+            self._marker_timer.reset()
 
     def _publish_unpublished(self) -> None:
         unpublished, self._unpublished = self._unpublished, None
@@ -403,7 +421,16 @@ class FabrikIkNode(ConfiguredNode):
             angles, target_m, approach, reached = unpublished
             self._publish_markers(angles, target_m, approach, reached=reached)
 
-    def _publish_markers(self, angles, target_m, approach, *, reached: bool) -> None:
+    def _publish_markers(self, angles, target_m, approach, *, reached: bool,
+                         always: bool = False) -> None:
+        """Publish the markers of a solution and whether it reached its target, each if read.
+
+        :param always: publish both even without readers (the first, latched for later ones)
+        """
+        if always or self._reached.get_subscription_count():
+            self._reached.publish(Bool(data=bool(reached)))
+        if not (always or self._markers.get_subscription_count()):
+            return
         stamp = self.get_clock().now().to_msg()
         frame = self._arm.base_frame
         approaches = (None if approach is None       # a pose's x axis: a unit vector
@@ -413,7 +440,6 @@ class FabrikIkNode(ConfiguredNode):
         reach_m = sum(link.length_m for link in self._arm.links)
         markers.markers.append(workspace_marker(reach_m, frame_id=frame, stamp=stamp))
         self._markers.publish(markers)
-        self._reached.publish(Bool(data=bool(reached)))
 
     def _publish_diagnostics(self) -> None:
         stats = self._stats

@@ -20,12 +20,7 @@ from typing import Optional, Protocol
 from fabrik_ros.servo_io.deadline import Clock, Deadline
 from fabrik_ros.servo_io.errors import LinkError, LinkLost
 from fabrik_ros.servo_io.link_options import LinkOptions, LinkState
-from fabrik_ros.servo_io.serial_port import (
-    is_url,
-    READ_SLICE_S,
-    SerialFactory,
-    SerialPort,
-)
+from fabrik_ros.servo_io.serial_port import is_url, SerialFactory, SerialPort
 
 
 class Traffic(Protocol):
@@ -151,8 +146,11 @@ class Connection:
             port.wake()
 
     def nudge(self) -> None:
-        """End the I/O thread's short wait, so that it sees an answer to a caller's write."""
-        self._nudged.set()
+        """End the I/O thread's wait, so that it sees a caller's write: its answer, its deadline.
+
+        The thread may have gone to sleep until a later deadline than the new request's.
+        """
+        self.wake()
 
     def write(self, data: bytes) -> None:
         """Write a handshake request (the traffic's scheduler hands out everything else)."""
@@ -286,7 +284,9 @@ class Connection:
                     self._port_or_lost().write(data)
                     with self.lock:
                         traffic.written(self.clock())
-            received = self.read(min(READ_SLICE_S, max(0.0, wait_s)))
+            if not is_url(self.path):       # and look for a vanished device path in time
+                wait_s = min(wait_s, self._next_path_check - self.clock())
+            received = self.read(max(0.0, wait_s))
             with self.lock:
                 traffic.received(received, self.clock())
                 self.lock.notify_all()

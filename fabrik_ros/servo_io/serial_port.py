@@ -2,15 +2,18 @@
 
 from collections.abc import Callable
 import os
+import select
 import threading
-from typing import Any
+from typing import Any, Optional
 
 import serial
 
 from fabrik_ros.servo_io.errors import LinkLost, LinkTimeout
 
 SerialFactory = Callable[[str, int, float], Any]
-READ_SLICE_S = 0.01      # longest a read blocks; bounds how late a deadline is noticed
+# Longest a read blocks on a port that cannot be waited on in select (a pyserial URL, a
+# stand-in): bounds how late such a port's caller notices a deadline or a wake().
+READ_SLICE_S = 0.01
 
 
 def open_serial(path: str, baud: int, write_timeout_s: float) -> serial.SerialBase:
@@ -30,12 +33,18 @@ class SerialPort:
     A read that finds nothing returns ``b''`` (a timeout is normal while waiting); a write that
     blocks past its timeout raises :class:`LinkTimeout`; a vanished device raises
     :class:`LinkLost`. Opening with DTR asserted resets an Arduino, as the IDE's monitor does.
+
+    A device port (pyserial's on POSIX) is waited on in ``select`` together with the pipe its
+    ``cancel_read`` writes to, as long as the caller asks: an idle link thread sleeps until
+    its next deadline, and bytes or :meth:`wake` end the wait. Any other port is read in
+    slices of ``READ_SLICE_S``.
     """
 
     def __init__(self, path: str, port: Any, write_timeout_s: float) -> None:
         self.path = path
         self._port = port
         self._write_timeout_s = write_timeout_s
+        self._wait_set = _wait_set(port)
 
     @classmethod
     def open(cls, path: str, factory: SerialFactory, baud: int,
@@ -52,23 +61,39 @@ class SerialPort:
             raise LinkLost(f'{path}: cannot open: {error}') from error
 
     def read(self, max_wait_s: float, idle: threading.Event) -> bytes:
-        """Return what has arrived, waiting up to ``max_wait_s`` (at most one read slice).
+        """Return what has arrived, waiting up to ``max_wait_s`` for it.
 
-        Waits shorter than a read slice sleep on ``idle`` instead of blocking in a read, so
-        setting ``idle`` ends them early (as :meth:`wake` ends a read).
+        :meth:`wake` ends the wait. On a port that cannot be waited on in select, a wait
+        lasts at most one read slice, and one shorter than a slice sleeps on ``idle``
+        instead, so that setting ``idle`` ends it too.
 
         :raises LinkLost: if the device reports an error (unplugged, EIO).
         """
         try:
             waiting = self._port.in_waiting
-            if waiting or max_wait_s >= READ_SLICE_S:
-                return bytes(self._port.read(max(1, waiting)))
+            if waiting:
+                return bytes(self._port.read(waiting))
+            if self._wait_set is not None:
+                if max_wait_s > 0.0 and self._readable(max_wait_s, *self._wait_set):
+                    # A gone device is readable and reads nothing: pyserial's read says so.
+                    return bytes(self._port.read(max(1, self._port.in_waiting)))
+                return b''
+            if max_wait_s >= READ_SLICE_S:
+                return bytes(self._port.read(1))
         except serial.SerialException as error:
             raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
-        except OSError as error:
+        except (OSError, ValueError) as error:     # ValueError: a port closed meanwhile
             raise LinkLost(f'{self.path}: read failed: {error}') from error
         idle.wait(max_wait_s)
         return b''
+
+    @staticmethod
+    def _readable(max_wait_s: float, fd: int, abort_fd: int) -> bool:
+        """Wait up to ``max_wait_s`` for bytes on ``fd`` or a wake-up; True if bytes came."""
+        ready, _, _ = select.select([fd, abort_fd], [], [], max_wait_s)
+        if abort_fd in ready:
+            os.read(abort_fd, 1000)      # the wake-ups so far: each ends one wait
+        return fd in ready
 
     def write(self, data: bytes) -> None:
         """Write all of ``data``.
@@ -110,3 +135,14 @@ class SerialPort:
             self._port.close()
         except (serial.SerialException, OSError):
             pass         # nothing left to release
+
+
+def _wait_set(port: Any) -> Optional[tuple[int, int]]:
+    """Return the port's descriptor and the read end of its cancel_read pipe, if it has both."""
+    try:
+        fd, abort_fd = port.fileno(), port.pipe_abort_read_r
+    except (AttributeError, OSError, ValueError, serial.SerialException):
+        return None
+    if isinstance(fd, int) and isinstance(abort_fd, int):
+        return fd, abort_fd
+    return None

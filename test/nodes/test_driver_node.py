@@ -14,7 +14,7 @@ from std_srvs.srv import SetBool, Trigger
 from fabrik_ros.boardsim import SimBoard
 from fabrik_ros.driver.board_layout import BoardLayout
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes.driver_node import ServoDriverNode
+from fabrik_ros.nodes.driver_node import RESTING_TICK_S, ServoDriverNode
 from fabrik_ros.servo_io import LinkOptions, Protocol, PWM_PROTOCOLS, ServoLink
 from test.cyclic_garbage import cyclic_garbage
 from test.nodes.conftest import ARM_CONFIG, REPO_ROOT
@@ -304,6 +304,25 @@ def test_a_command_after_an_idle_spell_is_sent_by_its_own_callback_not_the_next_
                        what=lambda: f'POSE_A on the board, not {rig.board.targets()}')
     first = next(sender for sender, pulses in senders if pulses[:LAYOUT.channels] == expected)
     assert first == '_on_joint_commands', senders
+
+
+def test_the_control_tick_rests_while_the_arm_holds_and_keeps_its_rate_through_a_move(
+        make_rig):
+    rig = make_rig(Protocol.NATIVE, extra=['-p', 'max_speed_rad_s:=[1.0, 1.0, 1.0, 1.0]'])
+
+    def tick_s() -> float:
+        return rig.driver._control_timer.timer_period_ns * 1e-9
+
+    rig.wait_board_targets(ARM.home, 'home')
+    rig.ros.spin_until(lambda: tick_s() == pytest.approx(RESTING_TICK_S), timeout_s=10.0,
+                       what=lambda: f'the resting tick once home, not every {tick_s()} s')
+    rig.command(POSE_A)          # at 1 rad/s: a move over many control periods
+    rig.ros.spin_until(lambda: tick_s() == pytest.approx(0.02), timeout_s=10.0,
+                       what='the control rate (50 Hz) as the move starts')
+    assert list(rig.board.targets()[:LAYOUT.channels]) != _pulses(POSE_A), 'still moving'
+    rig.wait_board_targets(POSE_A, 'POSE_A at the end of the move')
+    rig.ros.spin_until(lambda: tick_s() == pytest.approx(RESTING_TICK_S), timeout_s=10.0,
+                       what=lambda: f'the resting tick once there, not every {tick_s()} s')
 
 
 def _record_senders(monkeypatch) -> list[tuple[str, list[int]]]:

@@ -13,10 +13,11 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 from visualization_msgs.msg import Marker, MarkerArray
 
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes import path_intake
+from fabrik_ros.nodes import ik_node, path_intake
 from fabrik_ros.nodes.ik_node import FabrikIkNode, STREAM_GAP_S
 from fabrik_ros.nodes.path_intake import MAX_PATH_POSES
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
@@ -473,3 +474,42 @@ def test_a_target_stream_leaves_no_reference_cycles(ros, arm_args):
             rig.publish('target_point', PointStamped, target)
             rig.wait_for_commands(count)
     assert found[0] == 0
+
+
+def test_markers_are_drawn_only_for_readers_and_a_late_reader_gets_the_newest_solution(
+        ros, arm_args, monkeypatch):
+    drawn, ticks = [], []
+    solution = ik_node.solution_markers
+    monkeypatch.setattr(ik_node, 'solution_markers',
+                        lambda *a, **k: drawn.append(1) or solution(*a, **k))
+    on_timer = FabrikIkNode._on_marker_timer
+    monkeypatch.setattr(FabrikIkNode, '_on_marker_timer',
+                        lambda self: ticks.append(1) or on_timer(self))
+    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args))
+    probe = ros.probe()
+    commands = []
+    probe.create_subscription(JointState, 'joint_commands', commands.append, 10)
+    publisher = probe.create_publisher(PointStamped, 'target_point', 10)
+    ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
+                   what='fabrik_ik to subscribe target_point')
+    start = len(drawn)                # the home pose, latched at start
+    targets = [(0.15, 0.002 * i - 0.02, 0.12) for i in range(20)]
+    for count, xyz in enumerate(targets, 1):
+        publisher.publish(_point(xyz))
+        ros.spin_until(lambda n=count: len(commands) >= n, timeout_s=10.0,
+                       what=f'{count} joint commands')
+    ticked = len(ticks)       # the marker timer finds nobody to draw the newest solution for
+    ros.spin_until(lambda: len(ticks) > ticked, timeout_s=10.0, what='a marker timer tick')
+    assert len(drawn) == start, 'markers drawn for nobody'
+    newest = _tip(commands[-1].position)
+    arrays, reached = [], []
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    probe.create_subscription(MarkerArray, 'ik_markers', arrays.append, latched)
+    probe.create_subscription(Bool, 'target_reached', reached.append, latched)
+
+    def newest_drawn() -> bool:
+        tips = [[[p.x, p.y, p.z] for p in a.markers[0].points][-1] for a in arrays]
+        return any(np.linalg.norm(np.array(tip) - newest) < TOOL_MM for tip in tips)
+    ros.spin_until(lambda: newest_drawn() and reached, timeout_s=10.0,
+                   what='the newest solution drawn for the late reader')
+    assert len(drawn) - start == 1, 'only the newest solution is drawn, once'
