@@ -122,6 +122,8 @@ class ServoDriver:
         self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
         # The units of the angles last sent, for joint_states to compare reports with.
         self._sent_units: tuple[Optional[Angles], list[float]] = (None, [])
+        self._feedback_key: tuple[object, ...] = ('none yet',)
+        self._feedback: Optional[Feedback] = None
         self.clamped: tuple[str, ...] = ()
 
     # -- state -------------------------------------------------------------------------------
@@ -299,9 +301,18 @@ class ServoDriver:
         reports confirm them (an SSC-32U reports in 10 µs steps, about 2 mm at the tool),
         else the reports. A servo without a report (silent, or none is recent) has its
         commanded position, and the source names it; one never sent anything is left out.
+        The answer is kept until the report or the angles sent change: joint_states come
+        more often than a board reports while the arm holds still.
         """
         report = self._output.report(self._clock())
         sent = self.planner.sent
+        key = (report, sent)
+        if key != self._feedback_key:
+            self._feedback_key, self._feedback = key, self._feedback_of(report, sent)
+        return self._feedback
+
+    def _feedback_of(self, report: Optional[ServoReport],
+                     sent: Optional[Angles]) -> Optional[Feedback]:
         reported = self._reported(report)
         if report is None or all(p is None for p in reported):
             return None if sent is None else Feedback(self._names, sent, 'commanded')

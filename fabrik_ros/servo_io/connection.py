@@ -103,6 +103,8 @@ class Connection:
         self._last_error: Optional[BaseException] = None
         self._next_path_check = 0.0
         self._ever_ready = False
+        # When the I/O thread's wait for input ends at the latest [s, clock()].
+        self._waits_until = 0.0
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -146,11 +148,12 @@ class Connection:
             port.wake()
 
     def nudge(self) -> None:
-        """End the I/O thread's wait, so that it sees a caller's write: its answer, its deadline.
+        """End the I/O thread's short wait on a port read in slices, to see a write's answer.
 
-        The thread may have gone to sleep until a later deadline than the new request's.
+        A port waited on in select needs none: the answer ends the wait, and
+        :meth:`write_now` wakes the thread if the write brought a deadline before its wake-up.
         """
-        self.wake()
+        self._nudged.set()
 
     def write(self, data: bytes) -> None:
         """Write a handshake request (the traffic's scheduler hands out everything else)."""
@@ -171,7 +174,8 @@ class Connection:
         is called (under the lock) only while the connection is READY, the port's output queue
         is empty, so the write does not block, and the I/O thread is not writing itself (then
         that thread sends the command). A failed write is left to the I/O thread to act on, as
-        if it had failed there.
+        if it had failed there. If the write makes something fall due (its answer's deadline)
+        before the I/O thread means to wake, the thread is woken to wait for that instead.
 
         :returns: True if bytes went out
         """
@@ -188,7 +192,11 @@ class Connection:
                 return False
             port.write(data)
             with self.lock:
-                self._traffic.written(self.clock())
+                now = self.clock()
+                self._traffic.written(now)
+                sooner = self._traffic.wake_at(now) < self._waits_until
+            if sooner:
+                port.wake()
             return True
         except LinkError as error:
             self._write_error = error
@@ -279,13 +287,14 @@ class Connection:
                         raise LinkLost(f'{self.path}: {error}') from None
                     data = traffic.next_write(now)
                     wait_s = 0.0 if data is not None else traffic.wake_at(now) - now
+                    if not is_url(self.path):     # and look for a vanished device in time
+                        wait_s = min(wait_s, self._next_path_check - now)
+                    self._waits_until = now + max(0.0, wait_s)
                     self.lock.notify_all()
                 if data is not None:
                     self._port_or_lost().write(data)
                     with self.lock:
                         traffic.written(self.clock())
-            if not is_url(self.path):       # and look for a vanished device path in time
-                wait_s = min(wait_s, self._next_path_check - self.clock())
             received = self.read(max(0.0, wait_s))
             with self.lock:
                 traffic.received(received, self.clock())
