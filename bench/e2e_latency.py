@@ -7,10 +7,7 @@ Both run at real-time priority where allowed (priority.py), so that a busy machi
 nodes under test, not the measuring instrument. The nodes run as their own processes: the two
 executables, or both composed in one, ``fabrik_arm`` (``--layout``), with the parameters
 arm.launch.py gives them and the shipped defaults for the rest (``--tuned``: the former
-benchmark tuning, a 500 Hz driver tick and a 100 rad/s speed limit; ``--wake-latency-us``:
-the nodes' ``cpu_wake_latency_us``, -1 to measure them without their PM QoS request). The
-bound the kernel applied while they ran is recorded: the request needs write access to
-/dev/cpu_dma_latency (root, or the udev rule docs/robot.md gives).
+benchmark tuning, a 500 Hz driver tick and a 100 rad/s speed limit).
 
 Latency is the time from just before ``publish()`` to the arrival of the first byte of the
 command (native SET_PULSES, SSC-32U group move, Maestro Set Target, the bus's sync write of
@@ -65,7 +62,6 @@ from target_matching import match_frames, staleness, YawSweep  # noqa: E402
 
 from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.nodes.executor import executor_kind, EXECUTOR_VARIABLE  # noqa: E402
-from fabrik_ros.process.cpu_wake_latency import current_bound_us, MAX_LATENCY_US  # noqa: E402
 from fabrik_ros.servo_io import BUS_PROTOCOLS, Protocol, PWM_PROTOCOLS  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'arm_4dof.yaml'
@@ -162,8 +158,7 @@ class Rig:
     def __init__(self, layout: Layout, directory: Path, *, protocol: Protocol = Protocol.NATIVE,
                  tuned: bool = False, baud: int = BAUD, probe: bool = False,
                  realtime: bool = True, profile_dir: Optional[Path] = None,
-                 niceness: int = 0, bob_m: float = 0.0,
-                 wake_latency_us: Optional[int] = None) -> None:
+                 niceness: int = 0, bob_m: float = 0.0) -> None:
         config = BUS_CONFIG if protocol.is_bus else CONFIG
         self.arm = load_arm(config)
         self.sweep = YawSweep(self.arm, bob_m=bob_m)
@@ -178,7 +173,7 @@ class Rig:
         self.baud = baud
         make = DriverSettings.tuned if tuned else DriverSettings
         settings = make(self.board.path, len(self.arm.joints), protocol=protocol.value,
-                        baud=baud, wake_latency_us=wake_latency_us)
+                        baud=baud)
         self.processes: list[NodeProcess] = start_nodes(
             layout, config, parameter_file(settings, directory), LOG_DIR,
             profile_dir=profile_dir, niceness=niceness)
@@ -374,21 +369,19 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
                    rates_hz=RATES_HZ, tuned: bool = False, baud: int = BAUD,
                    probe: bool = False, realtime: bool = True,
                    profile_dir: Optional[Path] = None, niceness: int = 0,
-                   bob_m: float = 0.0, wake_latency_us: Optional[int] = None) -> dict:
+                   bob_m: float = 0.0) -> dict:
     """Run every rate and the soak on one layout and protocol; return figures and latencies.
 
     :param tuned: run the driver with the former benchmark tuning instead of the defaults
     :param bob_m: the sweep's vertical wave (target_matching.YawSweep): > 0 moves every joint
-    :param wake_latency_us: the nodes' cpu_wake_latency_us (None: as shipped)
     """
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as directory:
         rig = Rig(layout, Path(directory), protocol=protocol, tuned=tuned, baud=baud,
                   probe=probe, realtime=realtime, profile_dir=profile_dir, niceness=niceness,
-                  bob_m=bob_m, wake_latency_us=wake_latency_us)
+                  bob_m=bob_m)
         try:
             rig.wait_ready()
-            wake_bound_us = current_bound_us()     # the nodes' request, if they hold one
             segments = {str(rate): run_segment(rig, rate, budget.seconds_per_rate,
                                                budget.warmup_s) for rate in rates_hz}
             soak = run_segment(rig, SOAK_RATE_HZ, budget.soak_s, budget.warmup_s,
@@ -401,7 +394,6 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
             'config': config.relative_to(ROOT).as_posix(),
             'settings': 'tuned' if tuned else 'shipped defaults', 'baud': baud, 'bob_m': bob_m,
             'executor': executor_kind().value, 'node_niceness': niceness,
-            'cpu_wake_bound_us': wake_bound_us,
             'instrument_realtime': instrument_realtime,
             # other processes compete for the cores: the 1-minute load average around the run
             'loadavg_1min': [load_before, os.getloadavg()[0]],
@@ -414,22 +406,13 @@ def measure_layout(layout: Layout, budget: Budget, *, protocol: Protocol = Proto
             'latency_ms': {rate: (1e3 * s.latency_s).tolist() for rate, s in segments.items()}}
 
 
-def _wake_bound(bound_us: Optional[int]) -> str:
-    """Say what the kernel kept idle CPUs to while the nodes ran."""
-    if bound_us is None:
-        return 'CPU wake-up bound unknown'
-    if bound_us >= MAX_LATENCY_US:
-        return 'no CPU wake-up bound'
-    return f'CPU wake-up bound {bound_us} µs'
-
-
 def print_layout(result: dict) -> None:
     """Print one layout's figures as a table."""
     load = '–'.join(f'{x:.1f}' for x in result['loadavg_1min'])
     print(f'end to end, {result["layout"]}, {result["protocol"]}, {result["config"]} '
           f'({result["settings"]}, '
           f'{result["baud"]} baud, {result["executor"]} executor, nice '
-          f'{result["node_niceness"]}, {_wake_bound(result.get("cpu_wake_bound_us"))}; load '
+          f'{result["node_niceness"]}; load '
           f'average {load}), target published → first byte of its frame')
     print(f'{"rate":>6} {"p50 ms":>7} {"p99 ms":>7} {"max ms":>7} {"any p99":>7} {"sent":>6} '
           f'{"coalesc":>7} {"lost":>4} {"drift":>6}  CPU % per process')
@@ -483,9 +466,6 @@ def main() -> None:
     parser.add_argument('--bob', type=float, default=0.0,
                         help='vertical wave along the arc [m], so that every joint moves '
                              '(e.g. 0.01); default 0: only the yaw moves')
-    parser.add_argument('--wake-latency-us', type=int,
-                        help="the nodes' cpu_wake_latency_us (default: as shipped, 0; -1: "
-                             'no request)')
     parser.add_argument('--probe', action='store_true',
                         help='also time target → joint_commands (adds a subscriber)')
     parser.add_argument('--out', type=Path, default=OUT)
@@ -506,7 +486,7 @@ def main() -> None:
                                           baud=args.baud or (BUS_BAUD if protocol.is_bus
                                                              else BAUD), probe=args.probe,
                                           realtime=not args.no_realtime, niceness=args.nice,
-                                          bob_m=args.bob, wake_latency_us=args.wake_latency_us)
+                                          bob_m=args.bob)
             print_layout(results[key])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + '\n', encoding='utf-8')

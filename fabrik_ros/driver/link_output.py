@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Generic, Optional, TypeVar
 
+from fabrik_ros.driver.servo_output import LinkEvent
 from fabrik_ros.servo_io.connected_link import ConnectedLink
 from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkState
@@ -31,14 +32,15 @@ class LinkOutput(Generic[_Link]):
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
         # State changes, appended by the link's I/O thread, taken by the driver's tick.
-        self._events: deque[LinkState] = deque()
+        self._events: deque[LinkEvent] = deque()
         # When the link last became READY [s]: reports taken before are not this connection's.
         self._connected_at = 0.0
 
     def _on_state(self, state: LinkState) -> None:
         if state is LinkState.READY:
             self._connected_at = self._clock()
-        self._events.append(state)
+        lost = state in (LinkState.DISCONNECTED, LinkState.CLOSED)
+        self._events.append(LinkEvent(state, self.link.last_error if lost else None))
 
     @property
     def protocol(self) -> Protocol:
@@ -64,7 +66,7 @@ class LinkOutput(Generic[_Link]):
         """Start the link's thread."""
         self.link.start()
 
-    def take_events(self) -> list[LinkState]:
+    def take_events(self) -> list[LinkEvent]:
         """Return the link's state changes since the last call, oldest first."""
         events = []
         while self._events:

@@ -70,6 +70,11 @@ class MotionPlanner:
         return self._sent
 
     @property
+    def settled(self) -> bool:
+        """Return True once the angles last sent are the target: no step is left to send."""
+        return self._sent == self._target
+
+    @property
     def target(self) -> Angles:
         """Return the latest commanded angles [rad]."""
         return self._target

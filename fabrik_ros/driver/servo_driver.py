@@ -120,6 +120,10 @@ class ServoDriver:
         self._names = servo_names(arm.servo_map)
         self._throttle = CauseThrottle(WARN_EVERY_S, clock=clock)
         self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
+        # The units of the angles last sent, for joint_states to compare reports with.
+        self._sent_units: tuple[Optional[Angles], list[float]] = (None, [])
+        self._feedback_key: tuple[object, ...] = ('none yet',)
+        self._feedback: Optional[Feedback] = None
         self.clamped: tuple[str, ...] = ()
 
     # -- state -------------------------------------------------------------------------------
@@ -128,6 +132,14 @@ class ServoDriver:
     def phase(self) -> Phase:
         """Return where the arm is between the link and the servos."""
         return self._machine.phase
+
+    @property
+    def resting(self) -> bool:
+        """Return True while the servos follow and hold the target: a tick has nothing to do.
+
+        Nothing, that is, but take the link's news; any command, ~/home or ~/enable may end it.
+        """
+        return self._machine.phase is Phase.RUNNING and self.planner.settled
 
     @property
     def enabled(self) -> bool:
@@ -198,10 +210,6 @@ class ServoDriver:
         self._handed_over.append(clamped)
         self._follow((*clamped, *self.planner.target[self._joint_count:]))
 
-    def convert_target(self) -> None:
-        """Convert the pose moved to into servo units, sending nothing: a warm-up of the path."""
-        self._units(self.planner.target)
-
     def _follow(self, targets: Angles) -> None:
         """Make ``targets`` (every servo's position, servo order) the pose to move to."""
         reason = self._busy()
@@ -225,11 +233,11 @@ class ServoDriver:
 
     def _take_link_events(self, now: float) -> None:
         """Tell the state machine each connect and each loss the link reported."""
-        for state in self._output.take_events():
-            if state is LinkState.READY:
+        for event in self._output.take_events():
+            if event.state is LinkState.READY:
                 self._apply(self._machine.connect(now, self._output.board_name or 'board'))
-            elif state in (LinkState.DISCONNECTED, LinkState.CLOSED):
-                error = self._output.last_error   # its text starts with the port's path
+            elif event.state in (LinkState.DISCONNECTED, LinkState.CLOSED):
+                error = event.error     # its text starts with the port's path
                 reason = str(error) if error is not None else f'{self._output.path}: closed'
                 # A refusal shows the device's bytes, new each time: one line per cause.
                 cause = NotABoard if isinstance(error, NotABoard) else None
@@ -247,7 +255,9 @@ class ServoDriver:
     def _send(self, send: Send) -> None:
         """Send the servos their units, then say which joints the calibration clamped."""
         command = self._arm.servo_map.to_units(send.angles_rad[:self._joint_count])
-        self._output.send(self._units(send.angles_rad, command), send.move_s)
+        units = self._units(send.angles_rad, command)
+        self._output.send(units, send.move_s)
+        self._sent_units = (send.angles_rad, units)
         if command.clamped and self._throttle.allow('units clamped'):
             self._log(LogLine(LogLevel.WARN, f'servo {_UNIT_WORDS[self._output.unit]} '
                                              f'clamped for {list(command.clamped)}'))
@@ -291,9 +301,18 @@ class ServoDriver:
         reports confirm them (an SSC-32U reports in 10 µs steps, about 2 mm at the tool),
         else the reports. A servo without a report (silent, or none is recent) has its
         commanded position, and the source names it; one never sent anything is left out.
+        The answer is kept until the report or the angles sent change: joint_states come
+        more often than a board reports while the arm holds still.
         """
         report = self._output.report(self._clock())
         sent = self.planner.sent
+        key = (report, sent)
+        if key != self._feedback_key:
+            self._feedback_key, self._feedback = key, self._feedback_of(report, sent)
+        return self._feedback
+
+    def _feedback_of(self, report: Optional[ServoReport],
+                     sent: Optional[Angles]) -> Optional[Feedback]:
         reported = self._reported(report)
         if report is None or all(p is None for p in reported):
             return None if sent is None else Feedback(self._names, sent, 'commanded')
@@ -314,7 +333,8 @@ class ServoDriver:
 
     def _confirms(self, report: ServoReport, sent: Angles) -> bool:
         """Return True if every reported servo stands where it was sent, as far as it tells."""
-        commanded = self._units(sent)
+        angles, units = self._sent_units
+        commanded = units if angles is sent else self._units(sent)
         pairs = [(r, c) for r, c in zip(report.units, commanded, strict=True) if r is not None]
         return report_confirms([r for r, _ in pairs], [c for _, c in pairs], report.resolution)
 

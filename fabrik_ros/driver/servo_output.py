@@ -16,8 +16,8 @@ then the auxiliary servos (a gripper) in arm-file order (:func:`servo_names`). E
 units crossing this seam (:meth:`ServoOutput.send`, :class:`ServoReport`) is in that order.
 
 An output never raises to the core for a fault of the line: a lost board shows as a
-:class:`~fabrik_ros.servo_io.LinkState` change in :meth:`ServoOutput.take_events` and in
-``state``; only :meth:`ServoOutput.sync` raises (:class:`~fabrik_ros.servo_io.LinkError`).
+:class:`LinkEvent` in :meth:`ServoOutput.take_events` and in ``state``; only
+:meth:`ServoOutput.sync` raises (:class:`~fabrik_ros.servo_io.LinkError`).
 """
 
 from collections.abc import Mapping, Sequence
@@ -31,6 +31,18 @@ from fabrik_ros.servo_io.link_options import LinkState
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 
 ServoUnit = Literal['us', 'count']
+
+
+@dataclass(frozen=True)
+class LinkEvent:
+    """A change of the link's state; for a loss, the error that caused it.
+
+    The error is the one of that moment: by the time the driver's tick takes the event, the
+    link may have failed again for another reason (a reopen of a vanished port).
+    """
+
+    state: LinkState
+    error: Optional[BaseException] = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,7 @@ class ServoOutput(TypingProtocol):
     def start(self) -> None:
         """Open the port and keep it open (reconnecting) until :meth:`close`."""
 
-    def take_events(self) -> list[LinkState]:
+    def take_events(self) -> list[LinkEvent]:
         """Return the link's state changes since the last call, oldest first.
 
         Thread-safe: the link appends from its thread, the core takes on its own.

@@ -6,7 +6,6 @@ from typing import Optional
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
-from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool, Trigger
 
@@ -30,8 +29,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_work import GapWork
-from fabrik_ros.nodes.joint_states import joint_state_msg
+from fabrik_ros.nodes.joint_states import JointStateMessage
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
     declare,
@@ -39,11 +37,9 @@ from fabrik_ros.nodes.ros_parameters import (
     ParameterConfigError,
     refuse_unknown_overrides,
 )
-from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
-from fabrik_ros.nodes.wake_latency import hold_wake_latency
-from fabrik_ros.nodes.warm_up import warm_up_topic, WarmUp
+from fabrik_ros.nodes.timers import create_timer
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -54,8 +50,9 @@ from fabrik_ros.servo_io.bus_line import BUS_BAUD
 
 __all__ = ['FinalState', 'ServoDriverNode', 'main']
 
-_WARN_EVERY_S = 5.0          # a kind of bad joint_commands message is said this often
 _SLOTTED_FRAME_S = 0.02       # the board's default frame: one 3 ms slot per channel, 50 Hz
+# While the arm rests the control tick only looks for link news this often [s].
+RESTING_TICK_S = 0.1
 _CHOICES = {'protocol': [p.value for p in OFFERED_PROTOCOLS],
             'on_shutdown': [s.value for s in FinalState],
             'board_timeout_action': [FinalState.HOLD.value, FinalState.DETACH.value]}
@@ -112,7 +109,6 @@ class ServoDriverNode(ConfiguredNode):
         self._arm = declare_arm(self)
         self._names = self._arm.joint_names
         self._declare_own_parameters()
-        self._wake_latency = hold_wake_latency(self)
         refuse_unknown_overrides(self)
         self._output = self._open_output()
         self._jog: Optional[ServoJog] = None
@@ -130,29 +126,17 @@ class ServoDriverNode(ConfiguredNode):
         self._output.start()
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._servo_positions = self.create_publisher(JointState, '~/servo_positions', 10)
+        self._states_msg, self._servo_positions_msg = JointStateMessage(), JointStateMessage()
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        # joint_commands as bytes: fabrik_ik's are read without building a message
-        self._command_bytes = SerializedJointStates(self._names)
-        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10,
-                                 raw=True)
+        self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
-        self.create_timer(1.0 / self._parameter('control_rate_hz'), self._on_control_timer)
-        # joint_states and diagnostics in the gaps between streamed commands (gap_work)
-        self._gap_work = GapWork(self)
-        self._state_pacer = self._gap_work.add(1.0 / self._parameter('state_rate_hz'),
-                                               self._publish_states)
-        self._diagnostics_pacer = self._gap_work.add(self._parameter('diagnostics_period_s'),
-                                                     self._publish_diagnostics)
-        self._commands_by_call = False      # fabrik_arm: the published copies are no events
-        self._command_seen: Optional[bytes] = None     # read again before the next (WarmUp)
-        self._warm_up = WarmUp(self, self._convert_unsent)
-        # fabrik_ik's warm-ups: only their arrival counts, never their content
-        self.create_subscription(JointState, warm_up_topic(self, 'joint_commands'),
-                                 lambda _serialized: self._warm_up.upstream_warms_up(), 1,
-                                 raw=True)
-        self.create_timer(1.0 / self._parameter('state_rate_hz'), self._on_state_timer)
-        self.create_timer(self._parameter('diagnostics_period_s'), self._on_diagnostics_timer)
+        # The control tick slows down while the arm rests (nothing to step toward).
+        self._control_s = 1.0 / self._parameter('control_rate_hz')
+        self._tick_s = self._control_s
+        self._control_timer = create_timer(self, self._tick_s, self._on_control_timer)
+        create_timer(self, 1.0 / self._parameter('state_rate_hz'), self._publish_states)
+        create_timer(self, self._parameter('diagnostics_period_s'), self._publish_diagnostics)
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -310,23 +294,9 @@ class ServoDriverNode(ConfiguredNode):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def _on_joint_commands(self, serialized: bytes) -> None:
-        """Take a serialized joint_commands message (see serialized_joint_states)."""
-        positions = self._command_bytes.positions_of(serialized)
-        if positions is not None:
-            self._command_seen = serialized
-            self._core.take_commands(self._command_bytes.names, positions)
-        else:
-            try:
-                msg = deserialize_message(serialized, JointState)
-            except RuntimeError as error:     # bytes that are no JointState: hostile input
-                self.get_logger().warning(f'joint_commands ignored: not a sensor_msgs/JointState '
-                                          f'({error})', throttle_duration_sec=_WARN_EVERY_S)
-                return
-            self._core.take_commands(msg.name, msg.position)
-        if not self._commands_by_call:
-            self._gap_work.after_target()
-            self._warm_up.after_target()
+    def _on_joint_commands(self, msg: JointState) -> None:
+        self._core.take_commands(msg.name, msg.position)
+        self._pace_ticks()
 
     def command(self, angles_rad) -> None:
         """Take ``angles_rad`` [rad, in joint_names order] as a joint command, by a call.
@@ -337,19 +307,24 @@ class ServoDriverNode(ConfiguredNode):
 
         :raises ValueError: if there is not one finite angle per joint
         """
-        self._commands_by_call = True
         self._core.command(angles_rad)
-        self._gap_work.after_target()
-        self._warm_up.after_target()
-
-    def _convert_unsent(self) -> None:
-        """Read the latest command's bytes and convert its target to units, unsent (WarmUp)."""
-        if self._command_seen is not None:
-            self._command_bytes.positions_of(self._command_seen)
-        self._core.convert_target()
+        self._pace_ticks()
 
     def _on_control_timer(self) -> None:
         self._core.tick()
+        self._pace_ticks()
+
+    def _pace_ticks(self) -> None:
+        """Tick at ``control_rate_hz`` while a move goes on, else every ``RESTING_TICK_S``.
+
+        At rest a tick only looks for link news (a loss, a reconnect); a command, ~/home or
+        ~/enable brings the control rate back as it starts a move.
+        """
+        tick_s = max(RESTING_TICK_S, self._control_s) if self._core.resting else self._control_s
+        if tick_s != self._tick_s:
+            self._tick_s = tick_s
+            self._control_timer.timer_period_ns = round(tick_s * 1e9)
+            self._control_timer.reset()
 
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
         reply = reply_of(self._go_home())
@@ -361,6 +336,7 @@ class ServoDriverNode(ConfiguredNode):
         actions = self._core.home()
         if actions.send is not None and self._jog is not None:
             self._jog.finish(actions.send.move_s)
+        self._pace_ticks()
         return actions
 
     def _jog_refusal(self) -> str:
@@ -373,27 +349,21 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
         reply = self._core.enable(request.data)
+        self._pace_ticks()
         response.success, response.message = reply.success, reply.message
         return response
-
-    def _on_state_timer(self) -> None:
-        """Publish the states, unless commands stream and carry them (GapPacer)."""
-        if self._state_pacer.on_timer(time.monotonic()):
-            self._publish_states()
 
     def _publish_states(self) -> None:
         stamp = self.get_clock().now().to_msg()
         feedback = self._core.feedback()
         if feedback is not None:
-            self._states.publish(joint_state_msg(feedback.names, feedback.positions, stamp))
+            self._states.publish(self._states_msg.filled(feedback.names, feedback.positions,
+                                                         stamp))
+        if not self._servo_positions.get_subscription_count():
+            return      # the raw units are for calibration: mostly nobody reads them
         names, units = self._core.servo_positions()
         if names:
-            self._servo_positions.publish(joint_state_msg(names, units, stamp))
-
-    def _on_diagnostics_timer(self) -> None:
-        """Publish the diagnostics, unless commands stream and carry them (GapPacer)."""
-        if self._diagnostics_pacer.on_timer(time.monotonic()):
-            self._publish_diagnostics()
+            self._servo_positions.publish(self._servo_positions_msg.filled(names, units, stamp))
 
     def _publish_diagnostics(self) -> None:
         board = self._core.status()
@@ -411,12 +381,8 @@ class ServoDriverNode(ConfiguredNode):
         return self._core.latest_command
 
     def shutdown(self) -> None:
-        """Leave the servos holding, detached or home, as on_shutdown says; close the port.
-
-        The wake-latency request stays until then: a move home streams its steps too.
-        """
+        """Leave the servos holding, detached or home, as on_shutdown says; close the port."""
         self._core.stop(FinalState(self._parameter('on_shutdown')), sleep=time.sleep)
-        self._wake_latency.close()
 
 
 def main(args=None) -> None:

@@ -1,10 +1,9 @@
 """Choose the executor that spins the nodes: rclpy's EventsExecutor where this rclpy has it.
 
 The SingleThreadedExecutor rebuilds its wait set and walks every entity in Python on each
-wake-up; at 500 targets a second that costs fabrik_ik and servo_driver about half their CPU
-and most of a target's latency (docs/performance.md: the executor row of the step table).
-The EventsExecutor (``rclpy.experimental``, ROS 2 Jazzy and later) does that work in C++.
-Humble's rclpy has none, and the nodes run on the SingleThreadedExecutor there.
+wake-up, work that grows with every message and timer and is a large share of what a node
+does per target. The EventsExecutor (``rclpy.experimental``, ROS 2 Jazzy and later) does that
+work in C++. Humble's rclpy has none, and the nodes run on the SingleThreadedExecutor there.
 
 ``FABRIK_ROS_EXECUTOR=single`` keeps the SingleThreadedExecutor where both exist (for a
 fault in the newer one); ``events`` insists on the EventsExecutor and fails where it is

@@ -27,13 +27,16 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.gap_work import GapWork
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
     Vector,
 )
-from fabrik_ros.nodes.joint_states import JointCommandError, positions_by_name
+from fabrik_ros.nodes.joint_states import (
+    JointCommandError,
+    JointStateMessage,
+    positions_by_name,
+)
 from fabrik_ros.nodes.markers import solution_markers, workspace_marker
 from fabrik_ros.nodes.path_follower import PathFollower
 from fabrik_ros.nodes.path_intake import PathIntake, PathRequest
@@ -43,19 +46,14 @@ from fabrik_ros.nodes.ros_parameters import (
     refuse_unknown_overrides,
     with_solver_changes,
 )
-from fabrik_ros.nodes.serialized_joint_states import SerializedJointStates
-from fabrik_ros.nodes.serialized_points import SerializedPoints
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.targets import (
     cause_of,
-    deserialized,
     Target,
-    target_from_base_point,
     target_from_point,
     target_from_pose,
 )
-from fabrik_ros.nodes.wake_latency import hold_wake_latency
-from fabrik_ros.nodes.warm_up import warm_up_topic, WarmUp
+from fabrik_ros.nodes.timers import create_timer
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -67,6 +65,9 @@ _INTERACTIVE = 'interactive target'
 _MARKER_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # Drawing markers costs more than a solve; RViz needs no more than a screen's worth a second.
 _MARKER_RATE_HZ = 30.0
+# Nobody draws markers on a robot without RViz: then the newest solution waits, and a reader
+# is looked for this often [s].
+_READER_WAIT_S = 1.0
 # Targets are positions, not steps: when solving falls behind, only the newest one matters.
 _LATEST_TARGET = 1
 # A pose target whose tool axis ends farther than this from the asked approach gets a warning
@@ -98,7 +99,9 @@ class FabrikIkNode(ConfiguredNode):
     - Target subscriptions keep only the newest message (a burst leaves one solve: the
       latest); path poses all count, so ``target_path`` queues as usual.
     - ``ik_markers`` show the newest solution at most 30 times a second (latched), and
-      ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target.
+      ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target;
+      each is published only while someone subscribes to it, and a subscriber that comes
+      later gets the newest solution within a second.
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
@@ -117,7 +120,6 @@ class FabrikIkNode(ConfiguredNode):
         self._arm: Arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
         self._arm_built = True
         self._declare_own_parameters()
-        self._wake_latency = hold_wake_latency(self)
         refuse_unknown_overrides(self)
         self._names = self._arm.joint_names
         self._command_sink = command_sink
@@ -133,33 +135,21 @@ class FabrikIkNode(ConfiguredNode):
         self._stats = SolveStats()
         self._rejections = CauseThrottle(_WARN_EVERY_S)
         self._commands = self.create_publisher(JointState, 'joint_commands', 10)
-        self._command_bytes = SerializedJointStates(self._names)
+        self._command_msg = JointStateMessage()
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
-        self._path_timer = self.create_timer(1.0 / self._path_rate_hz, self._on_path_timer)
+        self._path_timer = create_timer(self, 1.0 / self._path_rate_hz, self._on_path_timer)
         self._path_timer.cancel()
         self._unpublished: Optional[tuple] = None
         self._reported_s = time.monotonic()
-        # Markers and diagnostics in the gaps between streamed targets (gap_work)
-        self._gap_work = GapWork(self)
-        self._marker_pacer = self._gap_work.add(1.0 / _MARKER_RATE_HZ,
-                                                self._publish_unpublished)
-        self._diagnostics_pacer = self._gap_work.add(self._diagnostics_period_s,
-                                                     self._publish_diagnostics)
-        self._marker_timer = self.create_timer(1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
-        # The latest target's point bytes and what was solved, solved again before the next
-        self._point_seen: Optional[bytes] = None
-        self._solved: Optional[tuple] = None
-        self._warm_up = WarmUp(self, self._solve_unpublished)
-        # servo_driver's warm-up: none where the command is handed over by a call (fabrik_arm)
-        self._warm_up_commands = None if command_sink is not None else self.create_publisher(
-            JointState, warm_up_topic(self, 'joint_commands'), 1)
-        self.create_timer(self._diagnostics_period_s, self._on_diagnostics_timer)
+        self._marker_period_s = 1.0 / _MARKER_RATE_HZ
+        self._marker_timer = create_timer(self, self._marker_period_s, self._on_marker_timer)
+        create_timer(self, self._diagnostics_period_s, self._publish_diagnostics)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
-                              reached=True)
+                              reached=True, always=True)
         self._interactive: Optional[InteractiveTarget] = None
         if self._parameter('interactive_target'):
             self._interactive = InteractiveTarget.serve(
@@ -185,14 +175,11 @@ class FabrikIkNode(ConfiguredNode):
 
     def _subscribe_targets(self) -> None:
         latest = _LATEST_TARGET
-        # Points as bytes: those in the base frame are read without building a message.
-        self._point_bytes = SerializedPoints(('', self._arm.base_frame))
-        self._subscribe(PointStamped, 'target_point', self._on_target_point, latest, raw=True)
+        self._subscribe(PointStamped, 'target_point', self._on_target_point, latest)
         self._subscribe(PoseStamped, 'target_pose', self._on_target_pose, latest)
         self._subscribe(Path, 'target_path', self._on_target_path, 10, raw=True)
         if self._parameter('follow_rviz_tools'):
-            self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest,
-                            raw=True)
+            self._subscribe(PointStamped, '/clicked_point', self._on_target_point, latest)
             self._subscribe(PoseStamped, '/goal_pose', self._on_target_pose, latest)
 
     def _subscribe(self, msg_type, topic: str, on_message, depth: int, *,
@@ -220,21 +207,8 @@ class FabrikIkNode(ConfiguredNode):
 
     # -- targets -----------------------------------------------------------------------------
 
-    def _on_target_point(self, serialized: bytes, topic: str) -> None:
-        self._accept(lambda: self._point_target(serialized, topic), topic)
-
-    def _point_target(self, serialized: bytes, topic: str) -> Target:
-        """Return the target of a serialized PointStamped, read from its bytes if it can be.
-
-        :raises TargetMessageError: as :func:`target_from_point`, or for bytes that are no
-            PointStamped
-        """
-        point = self._point_bytes.point_of(serialized)
-        if point is not None:
-            self._point_seen = serialized
-            return target_from_base_point(point, topic=topic)
-        msg = deserialized(serialized, PointStamped, topic=topic)
-        return target_from_point(msg, self._arm.base_frame, topic=topic)
+    def _on_target_point(self, msg: PointStamped, topic: str) -> None:
+        self._accept(lambda: target_from_point(msg, self._arm.base_frame, topic=topic), topic)
 
     def _on_target_pose(self, msg: PoseStamped, topic: str) -> None:
         use_orientation = self._parameter('use_pose_orientation')
@@ -371,10 +345,7 @@ class FabrikIkNode(ConfiguredNode):
         if not result.reached or _approach_missed(result):
             self._warn_unreached(source, position_m, approach, result, seed)
         self._unpublished = (result.angles_rad, position_m, approach, result.reached)
-        self._solved = (position_m, approach)
-        self._gap_work.after_target()
-        self._warm_up.after_target()
-        if self._unpublished is not None and self._marker_timer.is_canceled():
+        if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
 
@@ -420,33 +391,29 @@ class FabrikIkNode(ConfiguredNode):
                                    f'{math.degrees(end):.1f} deg')
         return f' ({"; ".join(reasons)})' if reasons else ''
 
-    def _command_message(self, command: tuple[float, ...]) -> bytes:
-        return self._command_bytes.serialize(command, self.get_clock().now().nanoseconds)
-
-    def _solve_unpublished(self) -> None:
-        """Read the latest point and solve it again (WarmUp); no joint command is published.
-
-        The last command goes out again on the warm-up topic, for servo_driver's warm-up.
-        """
-        if self._point_seen is not None:
-            self._point_bytes.point_of(self._point_seen)
-        if self._solved is not None:
-            position_m, approach = self._solved
-            self._arm.ik(position_m, self._last_command, approach=approach)
-        if self._last_command is not None:
-            message = self._command_message(self._last_command)
-            if self._warm_up_commands is not None:
-                self._warm_up_commands.publish(message)
+    def _command_message(self, command: tuple[float, ...]) -> JointState:
+        """Return the joint command message of ``command``, stamped now."""
+        return self._command_msg.filled(self._names, command, self.get_clock().now().to_msg())
 
     def _on_marker_timer(self) -> None:
-        """Publish the newest solution if one came since the last; else rest until one does.
+        """Publish the newest solution if one came since the last and anyone reads it.
 
-        While targets stream, they carry the markers (:class:`GapPacer` says when).
+        Without a solution to draw the timer rests until one comes. Without a reader the
+        solution waits, and the timer looks for one every ``_READER_WAIT_S``.
         """
         if self._unpublished is None:
             self._marker_timer.cancel()
-        elif self._marker_pacer.on_timer(time.monotonic()):
+        elif self._markers.get_subscription_count() or self._reached.get_subscription_count():
             self._publish_unpublished()
+            self._set_marker_period(1.0 / _MARKER_RATE_HZ)
+        else:
+            self._set_marker_period(_READER_WAIT_S)
+
+    def _set_marker_period(self, period_s: float) -> None:
+        if period_s != self._marker_period_s:
+            self._marker_period_s = period_s
+            self._marker_timer.timer_period_ns = round(period_s * 1e9)
+            self._marker_timer.reset()
 
     def _publish_unpublished(self) -> None:
         unpublished, self._unpublished = self._unpublished, None
@@ -454,7 +421,16 @@ class FabrikIkNode(ConfiguredNode):
             angles, target_m, approach, reached = unpublished
             self._publish_markers(angles, target_m, approach, reached=reached)
 
-    def _publish_markers(self, angles, target_m, approach, *, reached: bool) -> None:
+    def _publish_markers(self, angles, target_m, approach, *, reached: bool,
+                         always: bool = False) -> None:
+        """Publish the markers of a solution and whether it reached its target, each if read.
+
+        :param always: publish both even without readers (the first, latched for later ones)
+        """
+        if always or self._reached.get_subscription_count():
+            self._reached.publish(Bool(data=bool(reached)))
+        if not (always or self._markers.get_subscription_count()):
+            return
         stamp = self.get_clock().now().to_msg()
         frame = self._arm.base_frame
         approaches = (None if approach is None       # a pose's x axis: a unit vector
@@ -464,16 +440,10 @@ class FabrikIkNode(ConfiguredNode):
         reach_m = sum(link.length_m for link in self._arm.links)
         markers.markers.append(workspace_marker(reach_m, frame_id=frame, stamp=stamp))
         self._markers.publish(markers)
-        self._reached.publish(Bool(data=bool(reached)))
-
-    def _on_diagnostics_timer(self) -> None:
-        """Report the solves, unless targets stream and carry the report (GapPacer)."""
-        if self._diagnostics_pacer.on_timer(time.monotonic()):
-            self._publish_diagnostics()
 
     def _publish_diagnostics(self) -> None:
         stats = self._stats
-        now_s = time.monotonic()        # paced: the window is about a period, not exactly one
+        now_s = time.monotonic()
         figures = stats.report(now_s - self._reported_s)
         self._reported_s = now_s
         approach_rad = self._last_approach_error_rad
@@ -505,11 +475,10 @@ class FabrikIkNode(ConfiguredNode):
         return self._interactive is not None
 
     def shutdown(self) -> None:
-        """Stop the path worker and the interactive marker, let the CPUs idle as they will."""
+        """Stop the path worker and the interactive marker."""
         self._paths.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
-        self._wake_latency.close()
 
 
 def _approach_missed(result: IkResult) -> bool:

@@ -1,5 +1,6 @@
 """Build and read sensor_msgs/JointState messages matched by joint name."""
 
+from array import array
 from collections.abc import Sequence
 from enum import Enum
 import math
@@ -16,6 +17,29 @@ def joint_state_msg(names: Sequence[str], positions_rad: Sequence[float],
     msg.name = list(names)
     msg.position = [float(p) for p in positions_rad]
     return msg
+
+
+class JointStateMessage:
+    """One JointState, refilled for each publish (a publisher serializes it at once).
+
+    Building a message anew checks every name and every position in Python; a refilled one
+    sets its names only when they change, and its positions as an array of doubles, which
+    the message takes as it is.
+    """
+
+    def __init__(self) -> None:
+        self.msg = JointState()
+        self._names: tuple[str, ...] = ()
+
+    def filled(self, names: Sequence[str], positions: Sequence[float],
+               stamp: Time) -> JointState:
+        """Return the message with these names, positions [rad] and stamp."""
+        if tuple(names) != self._names:
+            self._names = tuple(names)
+            self.msg.name = list(self._names)
+        self.msg.header.stamp = stamp
+        self.msg.position = array('d', positions)
+        return self.msg
 
 
 class JointCommandCause(Enum):

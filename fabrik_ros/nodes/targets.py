@@ -62,17 +62,6 @@ def target_from_point(msg: PointStamped, base_frame: str, *,
     return Target(_finite_point(topic, msg.point))
 
 
-def target_from_base_point(xyz: tuple[float, float, float], *,
-                           topic: str = 'target_point') -> Target:
-    """Return the target of a point [m] already known to be in the base frame.
-
-    For a PointStamped read from its bytes (:mod:`.serialized_points`), whose frame is known.
-
-    :raises TargetMessageError: for a non-finite coordinate
-    """
-    return Target(_finite(topic, xyz))
-
-
 def deserialized(serialized: bytes, msg_type, *, topic: str):
     """Return serialized message ``serialized`` of ``msg_type`` received on ``topic``.
 

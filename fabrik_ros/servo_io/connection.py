@@ -103,6 +103,8 @@ class Connection:
         self._last_error: Optional[BaseException] = None
         self._next_path_check = 0.0
         self._ever_ready = False
+        # When the I/O thread's wait for input ends at the latest [s, clock()].
+        self._waits_until = 0.0
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -168,7 +170,8 @@ class Connection:
         is called (under the lock) only while the connection is READY, the port's output queue
         is empty, so the write does not block, and the I/O thread is not writing itself (then
         that thread sends the command). A failed write is left to the I/O thread to act on, as
-        if it had failed there.
+        if it had failed there. If the write makes something fall due (its answer's deadline)
+        before the I/O thread means to wake, the thread is woken to wait for that instead.
 
         :returns: True if bytes went out
         """
@@ -185,7 +188,11 @@ class Connection:
                 return False
             port.write(data)
             with self.lock:
-                self._traffic.written(self.clock())
+                now = self.clock()
+                self._traffic.written(now)
+                sooner = self._traffic.wake_at(now) < self._waits_until
+            if sooner:
+                port.wake()
             return True
         except LinkError as error:
             self._write_error = error
@@ -278,6 +285,7 @@ class Connection:
                         raise LinkLost(f'{self.path}: {error}') from None
                     data = traffic.next_write(now)
                     wait_s = traffic.wake_at(now) - now if data is None else 0.0
+                    self._waits_until = now + max(0.0, wait_s)
                     self.lock.notify_all()
                 if data is not None:
                     self._port_or_lost().write(data)
@@ -285,7 +293,8 @@ class Connection:
                         now = self.clock()
                         traffic.written(now)
                         wait_s = traffic.wake_at(now) - now
-            if not is_url(self.path):
+                        self._waits_until = now + max(0.0, wait_s)
+            if not is_url(self.path):     # and look for a vanished device in time
                 wait_s = min(wait_s, self._next_path_check - self.clock())
             received = self.read(max(0.0, wait_s))
 

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from fabrik_ros.driver.pulse_output import PulseOutput
+from fabrik_ros.driver.servo_output import LinkEvent
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.servo_io import LinkOptions, LinkState, Positions, Protocol
 
@@ -37,7 +38,7 @@ def test_a_report_counts_only_after_the_connect_and_while_recent(rig, monkeypatc
     report = [Positions((1500, 1512, None, 1500, 1500, 1250), 10.0, 49.95)]
     monkeypatch.setattr(output.link, 'positions', lambda: report[0])
     output._on_state(LinkState.READY)          # the link's thread, at 50.0
-    assert output.take_events() == [LinkState.READY] and output.take_events() == []
+    assert output.take_events() == [LinkEvent(LinkState.READY)] and output.take_events() == []
     assert output.report(clock[0]) is None, 'taken before this connect'
     report[0] = Positions((1500, 1512, None, 1500, 1500, 1250), 10.0, 50.1)
     current = output.report(50.2)

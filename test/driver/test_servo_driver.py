@@ -16,7 +16,7 @@ from fabrik_ros.driver.servo_driver import (
     SHUTDOWN_SYNC_S,
     START_WAIT_S,
 )
-from fabrik_ros.driver.servo_output import HealthLevel, ServoReport
+from fabrik_ros.driver.servo_output import HealthLevel, LinkEvent, ServoReport
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
 
@@ -60,7 +60,7 @@ class FakeOutput:
 
     def connect(self):
         self.state = LinkState.READY
-        self.events.append(LinkState.READY)
+        self.events.append(LinkEvent(LinkState.READY))
 
     def send(self, units, move_s):
         self.sent.append((self.clock[0], list(units), move_s))
@@ -164,6 +164,21 @@ def test_a_command_is_stepped_at_the_speed_limit_in_servo_units_on_arrival():
     assert move_s == pytest.approx(STEP_S)
     rig.advance(1.0 / SPEED + 0.1)
     assert rig.output.sent[-1][1] == pytest.approx(_units((*HOME[:2], HOME[2] + 1.0, *HOME[3:])))
+
+
+def test_the_driver_rests_only_while_the_servos_follow_and_hold_the_target():
+    rig = Rig()
+    assert not rig.driver.resting, 'not connected'
+    rig.start_at(HOME)
+    assert rig.driver.resting
+    rig.driver.take_commands(['elbow'], [HOME[2] + 0.5])
+    assert not rig.driver.resting, 'a move the speed limit spreads over ticks'
+    rig.advance(0.5 / SPEED + 0.1)
+    assert rig.driver.resting, 'arrived'
+    rig.driver.take_commands(['elbow'], [HOME[2] + 0.5 + 0.1 * SPEED * STEP_S])
+    assert rig.driver.resting, 'a command within one step is sent at once'
+    rig.driver.enable(False)
+    assert not rig.driver.resting, 'detached'
 
 
 def _gripper_speeds_us_s(sent):

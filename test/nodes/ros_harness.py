@@ -46,18 +46,6 @@ class RosHarness:
         """Return a plain node for the test's own publishers and subscriptions."""
         return self.add(rclpy.create_node(name, namespace=self.namespace, context=self.context))
 
-    def wire_bytes(self, msg, topic: str = 'wire') -> bytes:
-        """Publish ``msg`` (typed) and return the bytes a raw subscription receives of it."""
-        node = self.probe(f'wire_{next(self._count)}')
-        heard: list[bytes] = []
-        node.create_subscription(type(msg), topic, heard.append, 10, raw=True)
-        publisher = node.create_publisher(type(msg), topic, 10)
-        self.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
-                        what='the raw subscription')
-        publisher.publish(msg)
-        self.spin_until(lambda: heard, timeout_s=10.0, what=f'the published {type(msg).__name__}')
-        return bytes(heard[0])
-
     def spin_until(self, condition: Callable[[], bool], *, timeout_s: float,
                    what: Union[str, Callable[[], str]],
                    during: Optional[Callable[[], None]] = None) -> None:

@@ -13,10 +13,11 @@ from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
 from visualization_msgs.msg import Marker, MarkerArray
 
 from fabrik_ros.kinematics import load_arm
-from fabrik_ros.nodes import path_intake
+from fabrik_ros.nodes import ik_node, path_intake
 from fabrik_ros.nodes.ik_node import FabrikIkNode, STREAM_GAP_S
 from fabrik_ros.nodes.path_intake import MAX_PATH_POSES
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
@@ -149,15 +150,14 @@ def test_non_finite_and_wrong_frame_targets_are_dropped_and_the_node_keeps_servi
         rig.publish('target_point', PointStamped, msg)
         rig.latest_diagnostic(lambda s, n=str(count): _values(s).get('rejected targets') == n,
                               f'diagnostics counting {count} rejected targets')
+    # Bytes that are no PointStamped: the middleware drops them before the node sees them.
     rig.publisher('target_point', PointStamped).publish(b'\x00\x01\x00\x00' + b'\xff' * 12)
-    rig.latest_diagnostic(lambda s: _values(s).get('rejected targets') == '4',
-                          'diagnostics counting the bytes that are no PointStamped')
     rig.publish('target_point', PointStamped, _point(REACHABLE, frame_id=''))
     command = rig.wait_for_commands(1)
     assert np.linalg.norm(_tip(command.position) - REACHABLE) < TOOL_MM
     status = rig.latest_diagnostic(lambda s: s.level == b'\x00' and _values(s)['solves'] != '0',
                                    'OK diagnostics after the good target')
-    assert _values(status)['rejected targets'] == '4'
+    assert _values(status)['rejected targets'] == '3'
     assert len(rig.commands) == 1, 'only the good target moved the arm'
 
 
@@ -476,51 +476,40 @@ def test_a_target_stream_leaves_no_reference_cycles(ros, arm_args):
     assert found[0] == 0
 
 
-def _stream_points(ros, probe, publisher, rate_hz: float, most: int, enough) -> list[float]:
-    """Publish points at ``rate_hz`` from a timer until ``most`` or ``enough()``; return times."""
-    sent: list[float] = []
-
-    def tick() -> None:
-        if len(sent) < most and not enough():
-            x = 0.13 + 0.03 * (len(sent) % 3)
-            publisher.publish(_point((x, 0.0, 0.1)))
-            sent.append(time.monotonic())
-
-    timer = probe.create_timer(1.0 / rate_hz, tick)
-    ros.spin_until(lambda: len(sent) >= most or enough(), timeout_s=most / rate_hz + 10.0,
-                   what=f'{most} targets sent')
-    timer.cancel()
-    return sent
-
-
-@pytest.mark.parametrize('composed', [False, True], ids=['two_process', 'fabrik_arm'])
-def test_a_stream_sends_servo_driver_the_last_command_as_a_hidden_warm_up_before_the_next(
-        ros, arm_args, composed):
-    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args,
-                         command_sink=(lambda _command: None) if composed else None))
+def test_markers_are_drawn_only_for_readers_and_a_late_reader_gets_the_newest_solution(
+        ros, arm_args, monkeypatch):
+    drawn, ticks = [], []
+    solution = ik_node.solution_markers
+    monkeypatch.setattr(ik_node, 'solution_markers',
+                        lambda *a, **k: drawn.append(1) or solution(*a, **k))
+    on_timer = FabrikIkNode._on_marker_timer
+    monkeypatch.setattr(FabrikIkNode, '_on_marker_timer',
+                        lambda self: ticks.append(1) or on_timer(self))
+    ros.add(FabrikIkNode(context=ros.context, cli_args=arm_args))
     probe = ros.probe()
-    commands, warm_ups = [], []
-    probe.create_subscription(JointState, 'joint_commands',
-                              lambda m: commands.append((time.monotonic(), m)), 10)
-    topic = f'{ros.namespace}/joint_commands/_warm_up'
-    probe.create_subscription(JointState, topic,
-                              lambda m: warm_ups.append((time.monotonic(), m)), 10)
+    commands = []
+    probe.create_subscription(JointState, 'joint_commands', commands.append, 10)
     publisher = probe.create_publisher(PointStamped, 'target_point', 10)
     ros.spin_until(lambda: publisher.get_subscription_count() > 0, timeout_s=10.0,
                    what='fabrik_ik to subscribe target_point')
-    # A busy machine runs the timers unevenly, and a target that comes early finds no warm-up
-    # before it: stream until ten warm-ups came (composed: none may come).
-    sent = _stream_points(ros, probe, publisher, 20.0, most=20 if composed else 200,
-                          enough=lambda: not composed and len(warm_ups) >= 10)
-    ros.spin_until(lambda: len(commands) >= len(sent), timeout_s=10.0,
-                   what=f'{len(sent)} joint commands')
-    if composed:
-        assert not warm_ups, 'the driver in the process takes commands by call: no warm-up'
-        return
-    assert len(warm_ups) >= 10, f'{len(warm_ups)} warm-ups for {len(sent)} targets at 20 Hz'
-    times = [t for t, _ in commands]
-    for at, warm_up in warm_ups:
-        before = [m for t, m in commands if t < at]
-        assert before and at - max(t for t in times if t < at) > 0.025, 'late in the gap'
-        assert list(warm_up.position) == list(before[-1].position), 'the last command again'
-        assert list(warm_up.name) == list(ARM.joint_names)
+    start = len(drawn)                # the home pose, latched at start
+    targets = [(0.15, 0.002 * i - 0.02, 0.12) for i in range(20)]
+    for count, xyz in enumerate(targets, 1):
+        publisher.publish(_point(xyz))
+        ros.spin_until(lambda n=count: len(commands) >= n, timeout_s=10.0,
+                       what=f'{count} joint commands')
+    ticked = len(ticks)       # the marker timer finds nobody to draw the newest solution for
+    ros.spin_until(lambda: len(ticks) > ticked, timeout_s=10.0, what='a marker timer tick')
+    assert len(drawn) == start, 'markers drawn for nobody'
+    newest = _tip(commands[-1].position)
+    arrays, reached = [], []
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    probe.create_subscription(MarkerArray, 'ik_markers', arrays.append, latched)
+    probe.create_subscription(Bool, 'target_reached', reached.append, latched)
+
+    def newest_drawn() -> bool:
+        tips = [[[p.x, p.y, p.z] for p in a.markers[0].points][-1] for a in arrays]
+        return any(np.linalg.norm(np.array(tip) - newest) < TOOL_MM for tip in tips)
+    ros.spin_until(lambda: newest_drawn() and reached, timeout_s=10.0,
+                   what='the newest solution drawn for the late reader')
+    assert len(drawn) - start == 1, 'only the newest solution is drawn, once'

@@ -10,7 +10,6 @@ from fabrik_ros.kinematics import TargetError
 from fabrik_ros.nodes.targets import (
     cause_of,
     deserialized,
-    target_from_base_point,
     target_from_point,
     target_from_pose,
     TargetCause,
@@ -103,14 +102,6 @@ def test_path_poses_inherit_the_path_frame_and_a_bad_pose_is_named_by_index():
     with pytest.raises(TargetError) as raised:
         targets_from_path(Path(), 'base_link')
     assert 'no poses' in str(raised.value)
-
-
-def test_a_base_frame_point_read_from_bytes_is_checked_as_a_message_is():
-    assert target_from_base_point((0.1, 0.0, -0.2)).position_m == (0.1, 0.0, -0.2)
-    with pytest.raises(TargetError) as raised:
-        target_from_base_point((0.1, math.nan, 0.0), topic='/clicked_point')
-    assert cause_of(raised.value) is TargetCause.NOT_FINITE
-    assert '/clicked_point: position (0.1, nan, 0.0) is not finite' in str(raised.value)
 
 
 def test_bytes_that_are_no_point_are_refused_naming_the_topic_and_the_type():

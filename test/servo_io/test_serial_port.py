@@ -2,6 +2,7 @@
 
 import os
 import threading
+import time
 import tty
 
 import pytest
@@ -80,3 +81,35 @@ def test_pyserial_urls_are_opened_without_a_file_check():
     data = port.read(0.5, threading.Event())
     port.close()
     assert data.startswith(b'e')
+
+
+def _read_in_thread(port, max_wait_s):
+    """Start ``port.read(max_wait_s)`` in a thread; return the thread and the list it fills."""
+    received = []
+    thread = threading.Thread(target=lambda: received.append(port.read(max_wait_s,
+                                                                        threading.Event())))
+    thread.start()
+    return thread, received
+
+
+@pytest.mark.timeout(30)
+def test_a_long_wait_on_a_device_port_ends_with_the_first_bytes_or_a_wake(pty_pair):
+    """An idle link thread sleeps until its next deadline, not in 10 ms slices (issue 34)."""
+    master, path = pty_pair
+    port = SerialPort.open(path, open_serial, 115200, 0.1)
+    try:
+        thread, received = _read_in_thread(port, 120.0)
+        os.write(master, b'x')
+        thread.join(20.0)
+        assert received == [b'x'], 'the bytes end the wait'
+        thread, received = _read_in_thread(port, 120.0)
+        port.wake()
+        thread.join(20.0)
+        assert received == [b''], 'a wake ends the wait'
+        port.wake()       # a wake before the wait: it ends the next one
+        assert port.read(120.0, threading.Event()) == b''
+        started = time.monotonic()
+        assert port.read(0.3, threading.Event()) == b''
+        assert time.monotonic() - started >= 0.3, 'a wait as long as asked, not a slice'
+    finally:
+        port.close()
