@@ -53,7 +53,6 @@ class DriverSettings:
     :param protocol: the board protocol
     :param baud: serial line speed [bit/s]
     :param overrides: further servo_driver parameters; empty = the shipped defaults
-    :param wake_latency_us: both nodes' ``cpu_wake_latency_us``; None = the shipped default
     """
 
     port: str
@@ -61,7 +60,6 @@ class DriverSettings:
     protocol: str = 'native'
     baud: int = 115200
     overrides: dict = field(default_factory=dict)
-    wake_latency_us: Optional[int] = None
 
     @classmethod
     def tuned(cls, port: str, joints: int, **kwargs) -> 'DriverSettings':
@@ -82,9 +80,6 @@ def parameter_file(settings: DriverSettings, directory: Path) -> Path:
             'port': settings.port, 'baud': int(settings.baud), 'protocol': settings.protocol,
             **settings.overrides}},
     }
-    if settings.wake_latency_us is not None:
-        for section in params.values():
-            section['ros__parameters']['cpu_wake_latency_us'] = settings.wake_latency_us
     path = directory / 'bench_params.yaml'
     path.write_text(yaml.safe_dump(params), encoding='utf-8')
     return path

@@ -49,7 +49,7 @@ _WRAPPED = {  # (module, class, method) -> stage name
         'driver_diagnostics',
     ('fabrik_ros.servo_io.link', 'ServoLink', 'set_pulses'): 'set_pulses',
     ('fabrik_ros.servo_io.bus_link', 'BusLink', 'set_goals'): 'set_pulses',
-    ('fabrik_ros.servo_io.bus_scheduler', 'BusScheduler', '_finish'): 'bus_answered',
+    ('fabrik_ros.servo_io.bus_exchange', 'BusExchange', '_finish'): 'bus_answered',
 }
 SYNC_WRITE = 0x83      # both makers' instruction byte
 STAGES = ('to fabrik_ik', 'fabrik_ik', 'fabrik_ik CPU', 'to servo_driver',

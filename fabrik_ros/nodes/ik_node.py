@@ -334,7 +334,7 @@ class FabrikIkNode(ConfiguredNode):
         started = time.perf_counter()
         result = self._arm.ik(position_m, seed, approach=approach)
         solve_s = time.perf_counter() - started
-        command = tuple(result.angles_rad.tolist())
+        command = result.joint_angles_rad     # the floats a stream's next seed steps on from
         self._last_command = command
         self._last_command_s = time.monotonic()
         if self._command_sink is not None:
@@ -344,7 +344,7 @@ class FabrikIkNode(ConfiguredNode):
         self._last_approach_error_rad = result.approach_error_rad
         if not result.reached or _approach_missed(result):
             self._warn_unreached(source, position_m, approach, result, seed)
-        self._unpublished = (result.angles_rad, position_m, approach, result.reached)
+        self._unpublished = (command, position_m, approach, result.reached)
         if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
