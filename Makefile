@@ -112,12 +112,14 @@ soak: setup
 	@mkdir -p $(ROS_LOG_DIR)
 	$(PY) -m pytest -m soak -p no:cacheprovider --timeout=1800 test/reliability
 
-# Measures into the untracked bench/out/; bench-publish copies that run over bench/results.json
-# and bench/plots/, the figures docs/performance.md quotes.
+# Measures into the untracked bench/out/ (node_cpu.py: the nodes' CPU and memory, node_cpu.json);
+# bench-publish copies run_all's run over bench/results.json and bench/plots/, the figures
+# docs/performance.md quotes.
 bench: setup
 	@mkdir -p $(ROS_LOG_DIR) bench/out
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) bench/run_all.py
+	$(PY) bench/node_cpu.py
 
 bench-publish: setup
 	$(PY) bench/run_all.py --publish

@@ -54,13 +54,15 @@ def _admitted(output, text):
 def test_the_connect_line_is_the_pings_count_even_once_the_servos_are_admitted(bus, protocol):
     board, output = bus(protocol)
     _admitted(output, f'{MODELS[protocol.value]} x6')
-    assert output.take_events() == [LinkState.CONNECTING, LinkState.READY]
+    assert [event.state for event in output.take_events()] == [LinkState.CONNECTING,
+                                                               LinkState.READY]
     assert output.board_name == (f'6 of 6 {protocol.value} servos answered the ping '
                                  '(ids 1 2 3 4 5 6)')
     assert output.link_values()['servos'] == f'{MODELS[protocol.value]} x6'
     board.unplug()
     board.replug()
-    assert poll(lambda: LinkState.READY in output.take_events(), timeout_s=10.0)
+    assert poll(lambda: LinkState.READY in [event.state for event in output.take_events()],
+                timeout_s=10.0)
     _admitted(output, f'{MODELS[protocol.value]} x6')
     assert output.board_name.startswith('6 of 6 '), 'the same shape after a reconnect'
 
