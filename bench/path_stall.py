@@ -170,7 +170,12 @@ def run(*, quick: bool) -> dict:
         finally:
             probe.close()
             process.send_signal(2)
-            process.wait(10)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()      # nothing this benchmark starts outlives it
+                process.wait()
+                raise
             lines = log.read_text(encoding='utf-8').splitlines()
     refusals = [line for line in lines if 'poses' in line and 'WARN' in line]
     return {'rounds': rounds, 'config': 'config/arm_4dof.yaml', 'latency_ms': figures,

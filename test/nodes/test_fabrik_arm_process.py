@@ -70,7 +70,12 @@ def test_fabrik_arm_moves_the_board_to_a_published_target_and_exits_0_on_sigint(
                 f'the board holds {board.targets()}, not the solved pulses {solved}')
         finally:
             process.send_signal(signal.SIGINT)
-            returncode = process.wait(WAIT_S)
+            try:
+                returncode = process.wait(WAIT_S)
+            except subprocess.TimeoutExpired:
+                process.kill()      # a node left behind would retry its pty for ever
+                process.wait()
+                raise
     output = log.read_text()
     assert returncode == 0, output
     assert 'Traceback' not in output, output
