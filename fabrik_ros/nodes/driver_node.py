@@ -39,7 +39,7 @@ from fabrik_ros.nodes.ros_parameters import (
 )
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
-from fabrik_ros.nodes.timers import create_timer
+from fabrik_ros.nodes.timers import create_timer, set_period
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -133,8 +133,7 @@ class ServoDriverNode(ConfiguredNode):
         self.create_service(SetBool, '~/enable', self._on_enable)
         # The control tick slows down while the arm rests (nothing to step toward).
         self._control_s = 1.0 / self._parameter('control_rate_hz')
-        self._tick_s = self._control_s
-        self._control_timer = create_timer(self, self._tick_s, self._on_control_timer)
+        self._control_timer = create_timer(self, self._control_s, self._on_control_timer)
         create_timer(self, 1.0 / self._parameter('state_rate_hz'), self._publish_states)
         create_timer(self, self._parameter('diagnostics_period_s'), self._publish_diagnostics)
 
@@ -321,10 +320,7 @@ class ServoDriverNode(ConfiguredNode):
         ~/enable brings the control rate back as it starts a move.
         """
         tick_s = max(RESTING_TICK_S, self._control_s) if self._core.resting else self._control_s
-        if tick_s != self._tick_s:
-            self._tick_s = tick_s
-            self._control_timer.timer_period_ns = round(tick_s * 1e9)
-            self._control_timer.reset()
+        set_period(self._control_timer, tick_s)
 
     def _on_home(self, request: Trigger.Request, response: Trigger.Response):
         reply = reply_of(self._go_home())

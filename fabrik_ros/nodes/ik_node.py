@@ -53,7 +53,7 @@ from fabrik_ros.nodes.targets import (
     target_from_point,
     target_from_pose,
 )
-from fabrik_ros.nodes.timers import create_timer
+from fabrik_ros.nodes.timers import create_timer, set_period
 
 RUNTIME_SOLVER_KEYS = ('solver.tolerance_m', 'solver.max_iterations',
                        'solver.min_improvement_m', 'solver.bend')
@@ -145,8 +145,7 @@ class FabrikIkNode(ConfiguredNode):
         self._path_timer.cancel()
         self._unpublished: Optional[tuple] = None
         self._reported_s = time.monotonic()
-        self._marker_period_s = 1.0 / _MARKER_RATE_HZ
-        self._marker_timer = create_timer(self, self._marker_period_s, self._on_marker_timer)
+        self._marker_timer = create_timer(self, 1.0 / _MARKER_RATE_HZ, self._on_marker_timer)
         create_timer(self, self._diagnostics_period_s, self._publish_diagnostics)
         self._publish_markers(self._arm.home, self._arm.fk(self._arm.home)[-1], None,
                               reached=True, always=True)
@@ -405,15 +404,9 @@ class FabrikIkNode(ConfiguredNode):
             self._marker_timer.cancel()
         elif self._markers.get_subscription_count() or self._reached.get_subscription_count():
             self._publish_unpublished()
-            self._set_marker_period(1.0 / _MARKER_RATE_HZ)
+            set_period(self._marker_timer, 1.0 / _MARKER_RATE_HZ)
         else:
-            self._set_marker_period(_READER_WAIT_S)
-
-    def _set_marker_period(self, period_s: float) -> None:
-        if period_s != self._marker_period_s:
-            self._marker_period_s = period_s
-            self._marker_timer.timer_period_ns = round(period_s * 1e9)
-            self._marker_timer.reset()
+            set_period(self._marker_timer, _READER_WAIT_S)
 
     def _publish_unpublished(self) -> None:
         unpublished, self._unpublished = self._unpublished, None

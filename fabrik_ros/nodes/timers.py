@@ -4,7 +4,8 @@ Before each call of a timer's callback, rclpy's executors (the EventsExecutor in
 at the callback's signature, to hand it a TimerInfo if it takes one. For a bound method that
 look costs about as much as a periodic callback with nothing to do, and the nodes' timers run
 whether targets come or not. A callback object that states its signature (no arguments)
-answers the question at once.
+answers the question at once. A timer that slows down while there is nothing to do gets its
+new period through :func:`set_period`.
 """
 
 from collections.abc import Callable
@@ -30,3 +31,11 @@ class _NoArguments:
 def create_timer(node: Node, period_s: float, callback: Callable[[], None]) -> Timer:
     """Return ``node``'s new timer that calls ``callback()`` every ``period_s`` [s]."""
     return node.create_timer(period_s, _NoArguments(callback))
+
+
+def set_period(timer: Timer, period_s: float) -> None:
+    """Give ``timer`` the period ``period_s`` [s], counted from now; nothing if it has it."""
+    period_ns = int(period_s * 1e9)       # as Node.create_timer converts it
+    if timer.timer_period_ns != period_ns:
+        timer.timer_period_ns = period_ns
+        timer.reset()
