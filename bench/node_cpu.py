@@ -46,9 +46,8 @@ that SIGINT, SIGTERM and SIGHUP also reach. The pids go to stderr
 """
 
 import argparse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 import contextlib
-import ctypes
 from dataclasses import dataclass, field
 import json
 import math
@@ -72,6 +71,7 @@ isolate_ros()
 
 from geometry_msgs.msg import PointStamped  # noqa: E402
 from node_processes import DriverSettings, NodeProcess, parameter_file  # noqa: E402
+from parent_watch import ended_with  # noqa: E402
 import rclpy  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.signals import SignalHandlerOptions  # noqa: E402
@@ -92,8 +92,6 @@ START_TIMEOUT_S = 60.0
 REACHED_M = 0.003             # a joint_states pose this near the first target: it arrived
 PATH_PERIOD_S = 8.0           # one cycle of the slowest joint's swing at 50 Hz
 PATH_SPEED_RAD_S = 0.75       # fastest joint speed at 50 Hz: half servo_driver's default limit
-PR_SET_PDEATHSIG = 1
-
 
 @dataclass(frozen=True)
 class Case:
@@ -255,16 +253,6 @@ def target_path(arm: Arm, rate_hz: float = 50.0, period_s: float = PATH_PERIOD_S
     return points
 
 
-def _die_with_parent(parent: int) -> Callable[[], None]:
-    """Return a pre-exec function: the child gets SIGTERM when ``parent`` ends."""
-    def arm() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != parent:      # the parent ended before the request was made
-            os._exit(1)
-    return arm
-
-
 def start_process(name: str, command: Sequence[str], log: Path, tree: Path) -> NodeProcess:
     """Start ``command`` as a child in this process group, importing the package from ``tree``.
 
@@ -274,7 +262,7 @@ def start_process(name: str, command: Sequence[str], log: Path, tree: Path) -> N
         popen = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL,
                                  env={**os.environ, 'PYTHONPATH': str(tree)},
-                                 preexec_fn=_die_with_parent(os.getpid()))
+                                 preexec_fn=ended_with(os.getpid()))
     process = NodeProcess(name, popen, log)
     print(f'started {name} pid {process.pid}', file=sys.stderr, flush=True)
     return process

@@ -13,7 +13,7 @@ outright if it is still there ``GRACE_S`` later (a node's cleanup is bounded, bu
 that hangs in it must not stay either).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 import ctypes
 import ctypes.util
 import os
@@ -46,19 +46,39 @@ def end_with_parent(*, default_to_parent: bool = True) -> Optional[int]:
     parent = int(named) if named else (os.getppid() if default_to_parent else None)
     if parent is None:
         return None
-    _ask_the_kernel()
+    _kernel_request()()
     if os.getppid() != parent:            # gone before the kernel was asked: end now
         os.kill(os.getpid(), signal.SIGTERM)
     threading.Thread(target=_watch, args=(parent,), name='parent watch', daemon=True).start()
     return parent
 
 
-def _ask_the_kernel() -> None:
-    """Have Linux send SIGTERM when the parent dies; elsewhere the thread alone watches."""
+def ended_with(parent: int) -> Callable[[], None]:
+    """Return a ``preexec_fn`` that has the kernel end the child when ``parent`` dies.
+
+    For a command that cannot call :func:`end_with_parent` itself (a console script of the
+    package); a child whose parent is gone already by then exits at once. Linux only: the
+    caller ends its children itself elsewhere.
+    """
+    request = _kernel_request()
+
+    def in_child() -> None:
+        request()
+        if os.getppid() != parent:
+            os._exit(1)
+    return in_child
+
+
+def _kernel_request() -> Callable[[], None]:
+    """Return what has Linux send SIGTERM when the parent dies (nothing elsewhere).
+
+    libc is looked up here, in the calling process: a ``preexec_fn`` must not start the
+    subprocess that finding it may take.
+    """
     if not sys.platform.startswith('linux'):
-        return
+        return lambda: None
     libc = ctypes.CDLL(ctypes.util.find_library('c') or None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    return lambda: libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def _watch(parent: int) -> None:
