@@ -106,8 +106,8 @@ class WebViewNode(ConfiguredNode):
         declare(self, 'host', '127.0.0.1', 'Address the page is served on (0.0.0.0: every '
                 'interface, so other machines can drive the arm: they need the token that '
                 'web_view prints at start)')
-        declare(self, 'port', 8080, 'TCP port of the page (0: any free port)',
-                ints=(0, 65535))
+        declare(self, 'port', 8080, 'TCP port of the page (0: any free port; one in use '
+                'stops web_view with a line naming it)', ints=(0, 65535))
         declare(self, 'driver', 'servo_driver', 'Name of the servo driver node whose ~/home, '
                 '~/enable and ~/jog_us the page uses')
         declare(self, 'use_pose_orientation', False, 'Let the gizmo turn and publish '

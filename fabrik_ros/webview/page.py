@@ -49,6 +49,10 @@ _HAND_HELP = ('Bus servos: let go (torque off), move each joint by hand to its m
               "and mark each; the counts are the servos' own.")
 
 
+class PageAddressError(ValueError):
+    """The page's host and port cannot be served (taken, or not this machine's)."""
+
+
 class PageActions(Protocol):
     """What the page asks of the arm; the web_view node answers over ROS."""
 
@@ -77,6 +81,7 @@ class WebPage:
         PWM board, counts of servos moved by hand for bus servos
     :param jog_range_us: the calibration slider's range [µs] (PWM boards)
     :param orientation: whether the gizmo also turns (a target pose) or only moves
+    :raises PageAddressError: if ``host:port`` cannot be served exactly as asked
     """
 
     def __init__(self, arm: Arm, *, host: str, port: int, actions: PageActions,
@@ -87,13 +92,21 @@ class WebPage:
         self._gate: Optional[TokenGate] = None
         if is_loopback(host):
             self._server = _UnsharedViserServer(host=host, port=port, verbose=False)
+            if port and self._server.get_port() != port:
+                # viser moves on to the next free port: the address printed, and the one a
+                # launcher waits on, would be another program's.
+                self._server.stop()
+                raise PageAddressError(f'{host}:{port} is in use by another program: '
+                                       'choose another port (port:=)')
         else:   # viser has no authentication: serve it on loopback, behind the token gate
             self._server = _UnsharedViserServer(host='127.0.0.1', port=0, verbose=False)
             try:
                 self._gate = TokenGate(host, port, upstream_port=self._server.get_port())
-            except OSError:
+            except OSError as error:
                 self._server.stop()
-                raise
+                why = error.strerror or str(error)
+                raise PageAddressError(f'{host}:{port} cannot be served ({why}): choose '
+                                       'another host or port') from error
         self._server.scene.set_up_direction('+z')
         self._server.gui.configure_theme(show_share_button=False)
         self._server.on_client_connect(_frame_the_arm)
