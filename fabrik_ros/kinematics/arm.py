@@ -18,9 +18,10 @@ from fabrik_ros.kinematics.description.joint import Joint, Link
 from fabrik_ros.kinematics.description.offsets import Offsets
 from fabrik_ros.kinematics.description.servo_map import ServoMap
 from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.first_try import FirstTry
+from fabrik_ros.kinematics.joint_frame import JointFrame
 from fabrik_ros.kinematics.options import Bend, SolverOptions
 from fabrik_ros.kinematics.reckoning import (
-    RECKONING_M,
     rows_within_reckoning,
     within_reckoning,
 )
@@ -28,29 +29,18 @@ from fabrik_ros.kinematics.roll_search import nearest_reaching_roll
 from fabrik_ros.kinematics.single.arm_ik import (
     ArmIk,
     as_vec3,
-    bend_side,
     best_answer,
     candidate_planes,
-    first_plane,
     PlanarAnswer,
-    planes_differ,
     stop_reason,
     turn_to_target,
-    wanted_side,
 )
 from fabrik_ros.kinematics.single.arm_model import ArmModel, RollPlane
-from fabrik_ros.kinematics.single.closed_form import closed_form
 from fabrik_ros.kinematics.single.fabrik import FabrikSolver
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm
-from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult, StopReason
-from fabrik_ros.kinematics.single.seed_step import step_to
-from fabrik_ros.kinematics.single.yaw_branches import nearest_turn, turns_within
+from fabrik_ros.kinematics.single.results import BatchIkResult, IkResult
+from fabrik_ros.kinematics.single.yaw_branches import turns_within
 from fabrik_ros.kinematics.vec3 import Vec3
-
-_LastStep = tuple[tuple[float, ...], float, RollPlane, list[float],
-                  tuple[list[complex], complex]]
-"""A seeded first try's answer: its positions, geometric yaw, plane, chain angles and their
-joints and tip (:attr:`Arm._last_step`)."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +131,7 @@ class Arm:
 
         :raises TargetError: if the angles are not finite or not one per joint
         """
-        return self.model.fk(self._geometric(self._angles_in('angles', angles)))
+        return self.model.fk(self._frame.geometric(self._frame.checked('angles', angles)))
 
     def tool_axis(self, angles: FloatVector) -> np.ndarray:
         """Return the unit direction the tool points along for joint positions [rad].
@@ -151,7 +141,8 @@ class Arm:
 
         :raises TargetError: if the angles are not finite or not one per joint
         """
-        return np.array(self.model.tool_axis(self._geometric(self._angles_in('angles', angles))))
+        geometric = self._frame.geometric(self._frame.checked('angles', angles))
+        return np.array(self.model.tool_axis(geometric))
 
     def approach_miss(self, angles: FloatVector, approach: FloatVector) -> ApproachMiss:
         """Return how far the tool's axis at ``angles`` is from ``approach``, and the forced part.
@@ -162,7 +153,7 @@ class Arm:
         :raises TargetError: if the angles or the approach are not finite, or the approach
             is zero
         """
-        geometric = self._geometric(self._angles_in('angles', angles))
+        geometric = self._frame.geometric(self._frame.checked('angles', angles))
         yaw = geometric[0] if self.model.yaw is not None else 0.0
         return approach_miss(_unit(as_vec3('approach', approach)),
                              self.model.tool_axis(geometric), yaw)
@@ -188,7 +179,7 @@ class Arm:
         """
         tried = False
         if approach is None and pole is None:
-            tried, first = self._plain_first_try(target, seed, bend or self.options.bend)
+            tried, first = self._first.plain(target, seed, bend or self.options.bend)
             if first is not None:
                 return first
         goal = as_vec3('target', target)
@@ -197,47 +188,12 @@ class Arm:
         ask = _Ask(bend or self.options.bend,
                    pole_vec if pole_vec is None or self._base is None else pole_vec - self._base,
                    None if approach is None else _unit(as_vec3('approach', approach)))
-        start = self.model.home if seed is None else self._seed_angles(seed)
+        start = self.model.home if seed is None else self._frame.seed(seed)[1]
         roll = self.model.roll_of(start)
         result = self._solve(aim, goal, start, seed is not None, roll, ask, first_tried=tried)
         if result.reached or not self._another_roll_may_reach(result):
             return result
         return self._other_rolls(aim, goal, start, seed is not None, roll, ask, result)
-
-    def _plain_first_try(self, target: FloatVector, seed: FloatVector | None,
-                         bend: Bend) -> tuple[bool, IkResult | None]:
-        """Return whether the first try ran, and its answer (None: the search must run).
-
-        Most solves end here, so a target of three finite floats and a seed of one finite
-        float per joint are read as they are, without the checks that name what is wrong with
-        other input (not run: :meth:`ik` runs those checks, then the first try).
-        """
-        try:
-            x, y, z = target
-            goal = (float(x), float(y), float(z))
-        except (TypeError, ValueError):
-            return False, None
-        base_x, base_y, base_z = self.offsets.base_xyz_m
-        x, y, z = goal[0] - base_x, goal[1] - base_y, goal[2] - base_z
-        if not (abs(x) <= RECKONING_M and abs(y) <= RECKONING_M and abs(z) <= RECKONING_M):
-            return False, None      # far or not finite: a stand-in target, or a refusal
-        if seed is None:
-            return True, self._cold_try(x, y, z, goal, self._home_positions, self._home_plane,
-                                        bend, None)
-        if bend is not Bend.ANY:
-            return True, None
-        last = self._last_step[0]
-        if last is not None and seed.__class__ is tuple and seed == last[0]:
-            _, yaw_rad, plane, chain_angles, fk = last
-            return True, self._seeded_try(x, y, z, goal, seed, plane, yaw_rad, chain_angles, fk)
-        read = self._seed_floats(seed)
-        if read is None:
-            return False, None
-        positions, start = read
-        model = self.model
-        plane = model.plane_for(model.roll_of(start))
-        return True, self._seeded_try(x, y, z, goal, positions, plane, start[0],
-                                      self._planar_angles(start, plane), None)
 
     def _solve(self, aim: Vec3, goal: Vec3, start: Sequence[float], seeded: bool, roll: float,
                ask: '_Ask', *, first_tried: bool) -> IkResult:
@@ -248,15 +204,17 @@ class Arm:
         """
         plane = self.model.plane_for(roll)
         if ask.approach is None and not first_tried:
-            first = self._first_try(aim.x, aim.y, aim.z, goal, start, self._positions(start),
-                                    plane, seeded, ask.bend, ask.pole)
+            first = self._first.first(aim.x, aim.y, aim.z, goal, start,
+                                      self._frame.positions(start), plane, seeded, ask.bend,
+                                      ask.pole)
             if first is not None:
                 return first
         ik = self._ik(roll, plane)
         yaw = self.model.yaw
         planes = candidate_planes(yaw, aim, float(start[0]) if seeded and yaw else None,
                                   plane.lateral_m)
-        seed_points = plane.planar.points(self._planar_angles(start, plane)) if seeded else None
+        seed_points = (plane.planar.points(self._frame.planar_angles(start, plane)) if seeded
+                       else None)
         answer, iterations = best_answer(ik, planes, seed_points=seed_points, bend=ask.bend,
                                          pole=ask.pole, approach=ask.approach)
         if (yaw is not None and plane.lateral_m != 0.0
@@ -267,87 +225,6 @@ class Arm:
         angles = self._angles_of(answer.plane.yaw_rad,
                                  plane.planar.angles(answer.solution.directions), plane, start)
         return self._result(angles, goal, iterations, answer, ask.approach)
-
-    def _first_try(self, x: float, y: float, z: float, goal: Sequence[float],
-                   start: Sequence[float], positions: Sequence[float], plane: RollPlane,
-                   seeded: bool, bend: Bend, pole: Vec3 | None) -> IkResult | None:
-        """Return the first try's answer in the first plane, None if the search must run.
-
-        Without a seed: the closed form in the plane facing the target (closed_form.py: the
-        even arc, the tool triangles; the stretched pose that comes closest to a target
-        beyond reach, unless another plane may come closer). From a seed (bend ``ANY``, no
-        pole): the seed moved onto the target by least motion (seed_step.py) in the plane
-        nearest the seed's yaw, which keeps the elbow's branch. Neither iterates.
-
-        :param x: the target from the base point (``x``, ``y``, ``z``) [m]; ``goal`` the
-            target itself [m]
-        :param start: geometric angles the joints the try leaves keep; ``positions`` the same
-            as joint positions; ``plane`` the chain at their roll
-        """
-        if not seeded:
-            return self._cold_try(x, y, z, goal, positions, plane, bend, pole)
-        if pole is not None or bend is not Bend.ANY:
-            return None
-        return self._seeded_try(x, y, z, goal, positions, plane, start[0],
-                                self._planar_angles(start, plane), None)
-
-    def _cold_try(self, x: float, y: float, z: float, goal: Sequence[float],
-                  positions: Sequence[float], plane: RollPlane, bend: Bend,
-                  pole: Vec3 | None) -> IkResult | None:
-        """Return the closed form's answer in the plane facing the target, or None."""
-        planar, lateral = plane.planar, plane.lateral_m
-        tolerance = self.options.tolerance_m
-        yaw = self.model.yaw
-        found = first_plane(yaw, x, y, z, lateral)
-        off_plane = found.off_plane_m
-        if off_plane >= tolerance:
-            return None
-        side = 0
-        if pole is not None:
-            side = wanted_side(bend, pole, found, planar.chain.base)
-        elif bend is not Bend.ANY:
-            side = bend_side(bend, found.target - planar.chain.base)
-        pose = closed_form(planar, found.target, side,
-                           math.sqrt(tolerance * tolerance - off_plane * off_plane))
-        if pose is None:
-            return None
-        pitches, tip = pose
-        heading = found.yaw_rad
-        result = self._first_answer(plane, positions, heading, math.cos(heading),
-                                    math.sin(heading), pitches, tip, goal)
-        if result.reached or yaw is None or not planes_differ(planar.chain, lateral):
-            return result
-        return None
-
-    def _seeded_try(self, x: float, y: float, z: float, goal: Sequence[float],
-                    positions: Sequence[float], plane: RollPlane, seed_yaw: float,
-                    chain_angles: list[float],
-                    fk: tuple[list[complex], complex] | None) -> IkResult | None:
-        """Return the seed's least-motion steps onto the target, or None.
-
-        In the plane nearest the seed's yaw (geometric ``seed_yaw``), from the seed's chain
-        angles; ``fk`` their joints and tip when known (the last answer's). A reached answer
-        is kept for the next target of a stream (:attr:`_last_step`).
-        """
-        lateral = plane.lateral_m
-        tolerance = self.options.tolerance_m
-        yaw = self.model.yaw
-        turn = 0.0 if yaw is None else nearest_turn(x, y, lateral, yaw.min_rad, yaw.max_rad,
-                                                    seed_yaw)
-        cos, sin = math.cos(turn), math.sin(turn)      # plane_coordinates, on floats
-        off_plane = abs(y * cos - x * sin - lateral)
-        if off_plane >= tolerance:
-            return None
-        moved = step_to(plane.planar.chain, chain_angles, complex(x * cos + y * sin, z),
-                        math.sqrt(tolerance * tolerance - off_plane * off_plane), fk)
-        if moved is None:
-            return None
-        pitches, tip, points = moved
-        result = self._first_answer(plane, positions, turn, cos, sin, pitches, tip, goal)
-        if not result.reached:
-            return None
-        self._last_step[0] = (result.joint_angles_rad, turn, plane, pitches, (points, tip))
-        return result
 
     def _another_roll_may_reach(self, kept: IkResult) -> bool:
         """Return True when turning the roll could bring the tool onto the target.
@@ -394,36 +271,10 @@ class Arm:
         return [turn for heading in (first, math.pi - first)
                 for turn in turns_within(heading, roll.min_rad, roll.max_rad)]
 
-    def _first_answer(self, plane: RollPlane, positions: Sequence[float], yaw_rad: float,
-                      cos: float, sin: float, pitches: list[float], tip: complex,
-                      goal: Sequence[float]) -> IkResult:
-        """Return the IkResult of a first try: the yaw and pitches set in ``positions``.
-
-        Every try turns its angles into their joints' ranges (geometric, the tool's turn on
-        the last pitch), so a position follows without a turn, a clamp taking the rounding.
-        ``tip`` is the tool point in the plane, the forward kinematics of ``pitches``; ``cos``
-        and ``sin`` those of the yaw.
-        """
-        angles = list(positions)
-        solved = [yaw_rad, *pitches] if self.model.yaw is not None else list(pitches)
-        solved[-1] -= plane.tool_turn_rad
-        for angle, (index, zero, direction, lowest, highest) in zip(solved, self._solved_numbers,
-                                                                    strict=True):
-            value = (angle - zero) * direction
-            angles[index] = lowest if value < lowest else highest if value > highest else value
-        base_x, base_y, base_z = self.offsets.base_xyz_m      # model.to_base, on floats
-        along, lateral = tip.real, plane.lateral_m
-        position = (base_x + along * cos - lateral * sin, base_y + along * sin + lateral * cos,
-                    base_z + tip.imag)
-        error = math.dist(position, goal)
-        reached = error <= self.options.tolerance_m
-        return IkResult(tuple(angles), position, reached, error, 0,
-                        StopReason.REACHED if reached else StopReason.UNREACHABLE)
-
     def _result(self, angles: list[float], goal: Vec3, iterations: int, answer: PlanarAnswer,
                 approach: Vec3 | None) -> IkResult:
         """Return the IkResult of joint positions: the tool point they reach, residual."""
-        geometric = self._geometric(angles)
+        geometric = self._frame.geometric(angles)
         position = self.model.tool_point(geometric)
         error = math.dist(position, goal)
         reached = error <= self.options.tolerance_m
@@ -447,7 +298,7 @@ class Arm:
         :raises TargetError: if a target or seed is not finite or a shape is wrong
         """
         goals = checked_targets(np.asarray(targets, dtype=float))
-        geometric = None if seeds is None else self._geometric_rows(
+        geometric = None if seeds is None else self._frame.geometric_rows(
             checked_seeds(self.joints, np.asarray(seeds, dtype=float), len(goals)))
         base = np.array(self.offsets.base_xyz_m)
         aims = rows_within_reckoning(goals - base if base.any() else goals)
@@ -491,6 +342,16 @@ class Arm:
         return [(float(roll), np.flatnonzero(rolls == roll)) for roll in np.unique(rolls)]
 
     @cached_property
+    def _frame(self) -> JointFrame:
+        return JointFrame(self.joints, self.model)
+
+    @cached_property
+    def _first(self) -> FirstTry:
+        """Return this arm's first try (it keeps the last seeded answer of a stream)."""
+        return FirstTry(self.model, self._frame, self.options, self.offsets,
+                        tuple(j.home_rad for j in self.joints))
+
+    @cached_property
     def _solver(self) -> FabrikSolver:
         return FabrikSolver(self.options)
 
@@ -514,37 +375,6 @@ class Arm:
         base = Vec3(*self.offsets.base_xyz_m)
         return None if base == Vec3(0.0, 0.0, 0.0) else base
 
-    def _geometric(self, positions: Sequence[float] | np.ndarray) -> list[float]:
-        """Return the geometric angles of joint positions [rad]."""
-        return [j.geometric(float(a)) for j, a in zip(self.joints, positions, strict=True)]
-
-    def _geometric_rows(self, positions: np.ndarray) -> np.ndarray:
-        """Return the geometric angles of (N, n_joints) joint positions [rad]."""
-        zero = np.array([j.zero_rad for j in self.joints])
-        direction = np.array([j.direction for j in self.joints])
-        return np.asarray(zero + direction * positions)
-
-    def _planar_angles(self, geometric: Sequence[float], plane: RollPlane) -> list[float]:
-        """Return the planar chain's angles of geometric angles (the tool turn on the last)."""
-        pitches = [geometric[i] for i in self.model.pitch_index]
-        pitches[-1] += plane.tool_turn_rad
-        return pitches
-
-    def _angles_in(self, name: str, angles: FloatVector) -> np.ndarray:
-        """Return ``angles`` as a finite float array with one entry per joint."""
-        values = np.asarray(angles, dtype=float).reshape(-1)
-        if values.shape != (len(self.joints),):
-            raise TargetError(f'{name} has {values.size} values, need {len(self.joints)} '
-                              f'(one per joint: {", ".join(self.joint_names)})')
-        if not np.all(np.isfinite(values)):
-            raise TargetError(f'{name} = {values.tolist()!r}, every angle must be finite')
-        return values
-
-    def _clamped_seed(self, seed: FloatVector) -> np.ndarray:
-        """Return the seed within the joint limits (a current pose may sit a hair outside)."""
-        values = self._angles_in('seed', seed)
-        return np.array([j.clamp(float(a)) for j, a in zip(self.joints, values, strict=True)])
-
     def _angles_of(self, yaw_rad: float, planar_angles: Sequence[float], plane: RollPlane,
                    start: Sequence[float]) -> list[float]:
         """Return config-order joint positions: the yaw, the solved pitches, rolls from start.
@@ -557,78 +387,7 @@ class Arm:
         for index, angle in zip(self.model.pitch_index, planar_angles, strict=True):
             geometric[index] = angle
         geometric[self.model.pitch_index[-1]] -= plane.tool_turn_rad
-        return self._positions(geometric)
-
-    def _positions(self, geometric: Sequence[float]) -> list[float]:
-        """Return the joint positions of geometric angles [rad] (:meth:`Joint.position`)."""
-        return [float(j.position(a)) for j, a in zip(self.joints, geometric, strict=True)]
-
-    def _seed_angles(self, seed: FloatVector) -> list[float]:
-        """Return the geometric angles of a seed, each position clamped into its limits.
-
-        A current pose may sit a hair outside the limits.
-
-        :raises TargetError: if the seed is not finite or not one value per joint
-        """
-        read = self._seed_floats(seed)
-        return self._geometric(self._clamped_seed(seed)) if read is None else read[1]
-
-    def _seed_floats(self, seed: FloatVector) -> tuple[list[float], list[float]] | None:
-        """Return a flat seed of one finite number per joint clamped, and geometric; else None.
-
-        Every seeded solve reads its seed here first, as plain floats.
-        """
-        try:
-            positions = list(map(float, seed))
-        except (TypeError, ValueError):
-            return None
-        if len(positions) != len(self.joints):
-            return None
-        for index, (lowest, highest, _, _) in enumerate(self._seed_numbers):
-            value = positions[index]
-            if not lowest <= value <= highest:
-                if not math.isfinite(value):
-                    return None
-                positions[index] = lowest if value < lowest else highest
-        geometric = [zero + direction * value
-                     for value, (_, _, zero, direction) in zip(positions, self._seed_numbers,
-                                                               strict=True)]
-        return positions, geometric
-
-    @cached_property
-    def _seed_numbers(self) -> tuple[tuple[float, float, float, int], ...]:
-        """Return each joint's limits, zero and direction."""
-        return tuple((j.min_rad, j.max_rad, j.zero_rad, j.direction) for j in self.joints)
-
-    @cached_property
-    def _solved_numbers(self) -> tuple[tuple[int, float, int, float, float], ...]:
-        """Return what turns a first try's angles into positions, for the yaw and pitch joints.
-
-        Per joint: its index, zero, direction and limits.
-        """
-        indices = ((0,) if self.model.yaw is not None else ()) + self.model.pitch_index
-        return tuple((i, self.joints[i].zero_rad, self.joints[i].direction,
-                      self.joints[i].min_rad, self.joints[i].max_rad) for i in indices)
-
-    @cached_property
-    def _last_step(self) -> list[_LastStep | None]:
-        """Return a one-entry list: the last seeded first try's answer, None before one.
-
-        A stream seeds each target with the last answer: when the seed is that answer (its
-        positions, a tuple as a node keeps its last command), its chain angles and forward
-        pass are known already, and the seed need not be read or checked again.
-        """
-        return [None]
-
-    @cached_property
-    def _home_plane(self) -> RollPlane:
-        """Return the chain at the home roll (every cold solve's)."""
-        return self.model.plane_for(self.model.roll_of(self.model.home))
-
-    @cached_property
-    def _home_positions(self) -> tuple[float, ...]:
-        """Return the home pose as joint positions [rad]."""
-        return tuple(j.home_rad for j in self.joints)
+        return self._frame.positions(geometric)
 
 class _Ask(NamedTuple):
     """What a solve is asked besides the target: elbow side, pole, tool direction."""
