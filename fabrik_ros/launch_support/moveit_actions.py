@@ -30,17 +30,18 @@ from fabrik_ros.launch_support.moveit_plan import (
 
 
 def describe_moveit(folder: Path, *, share_dir: Optional[Path] = None,
-                    is_installed: Callable[[str], bool] = installed) -> list:
+                    is_installed: Optional[Callable[[str], bool]] = None) -> list:
     """Return the launch entities: the declared arguments, then one OpaqueFunction that plans.
 
     :param folder: the configuration folder moveit_config_from_arm wrote
     :param share_dir: this package's share folder (default: the installed one)
-    :param is_installed: whether a ROS package is installed
+    :param is_installed: whether a ROS package is installed (default: the ament index says)
     """
     def start(context) -> list:
         given = {str(name): str(value)
                  for name, value in context.launch_configurations.items()}
-        plan = plan_moveit(folder, given, share=share_dir or share(), installed=is_installed)
+        plan = plan_moveit(folder, given, share=share_dir or share(),
+                           installed=is_installed or installed)
         return moveit_actions(plan)
 
     return [*(DeclareLaunchArgument(a.name, default_value=a.default, description=a.description,
