@@ -378,3 +378,12 @@ def test_the_console_script_refuses_a_missing_arm_file_in_one_line(tmp_path: Pat
     assert result.returncode == 1
     assert result.stderr.count('\n') == 1 and 'Traceback' not in result.stderr
     assert result.stderr.startswith(f'moveit_config_from_arm: {tmp_path / "no.yaml"}: ')
+
+
+def test_an_output_that_is_a_file_is_refused_in_one_line(capsys, tmp_path: Path):
+    taken = tmp_path / 'taken'
+    taken.write_text('not a folder')
+    assert moveit_config.main([str(REPO_ROOT / 'config' / 'so101.yaml'), '-o', str(taken)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.count('\n') == 1 and captured.out == ''
+    assert taken.read_text() == 'not a folder'
