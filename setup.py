@@ -41,6 +41,7 @@ setup(
             'web_view = fabrik_ros.nodes.web_view_node:main',
             'arm_from_urdf = fabrik_ros.tools.arm_from_urdf:main',
             'arm_calibration_from_lerobot = fabrik_ros.tools.arm_calibration_from_lerobot:main',
+            'moveit_config_from_arm = fabrik_ros.tools.moveit_config:main',
         ],
     },
 )
