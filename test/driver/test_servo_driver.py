@@ -448,6 +448,10 @@ def test_a_trajectory_is_followed_never_above_the_speed_limit_and_succeeds_at_it
     assert rig.clock[0] - 100.0 < HOME_MOVE_S + 6 * STEP_S + 1.4 + 0.2, 'on time'
     rig.advance(0.1)
     assert rig.driver.resting
+    later = rig.goal(TrajectoryPoint(0.5, POSE), start_s=rig.clock[0] + 1.0)
+    assert rig.driver.start_trajectory('b', later) is None
+    rig.advance(0.5)
+    assert rig.driver.planner.settled and not rig.driver.resting, 'waits for its start'
 
 
 def test_a_trajectory_faster_than_a_servo_is_refused_naming_the_joint_and_its_speed():
