@@ -295,7 +295,11 @@ class GoalChecker:
                               checked.accelerations)
         if not len(spline.coefficients):
             return None
-        found = peaks(spline)
+        joints = [self.joints[i] for i in checked.columns]
+        found = peaks(spline, within=(
+            np.array([j.min_rad - _LIMIT_SLACK_RAD for j in joints]),
+            np.array([j.max_rad + _LIMIT_SLACK_RAD for j in joints]),
+            np.array([self.speeds_rad_s[i] for i in checked.columns])))
         for column, index in enumerate(checked.columns):
             refusal = self._check_column(spline, found.low[:, column], found.low_s[:, column],
                                          found.high[:, column], found.high_s[:, column], index)
