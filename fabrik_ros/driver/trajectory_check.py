@@ -11,7 +11,9 @@ A first point at time 0 is, as in the JTC, jumped to at the start. The servos st
 jump (the slew limiter moves them at their speed limit), so such a point may be away from the
 start pose by at most the joint's path tolerance: farther, the JTC would abort the goal on its
 first sample with PATH_TOLERANCE_VIOLATED, and refusing it says why before anything moves.
-With the path tolerance off, any distance is accepted and covered at the speed limit.
+With the path tolerance off, any distance is accepted and covered at the speed limit. A start
+in the past is sampled from where the trajectory is now, and refused the same way if that is
+beyond the path tolerance from the arm.
 """
 
 from collections.abc import Sequence
