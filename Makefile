@@ -71,8 +71,8 @@ help:
 setup: apt $(STAMP) $(CONTROL_MSGS_STAMP)
 
 # apt first: a fresh Debian 12 has no python3-venv.
-$(STAMP): requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt requirements-dev.txt \
-    setup.py setup.cfg | apt
+$(STAMP): requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt \
+    requirements-dev.txt setup.py setup.cfg | apt
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-$(ROS_DISTRO).txt \
@@ -85,7 +85,8 @@ $(STAMP): requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt re
 # generator wheels of requirements-build-<distro>.txt (interfaces/build.sh). Rebuilt only when
 # the definitions, the script or the pinned wheels change.
 $(CONTROL_MSGS_STAMP): $(shell find interfaces/$(ROS_DISTRO)/control_msgs -type f) \
-    interfaces/build.sh requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt | $(STAMP)
+    interfaces/build.sh requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt \
+    | $(STAMP)
 	interfaces/build.sh $(VENV) $(ROS_DISTRO) $(BUILD)/control_msgs/$(ROS_DISTRO)
 	@touch $@
 
