@@ -55,6 +55,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 help:
 	@echo 'make setup   create .venv with the pinned ROS 2 wheels, tools and the package (editable)'
+	@echo '             and generate control_msgs into it (interfaces/, not on PyPI)'
 	@echo 'make test    setup, the quality gates (make lint), then the whole test suite on every'
 	@echo '             distro of DISTROS ($(DISTROS)); ROS_DISTRO=jazzy: on that one only'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
