@@ -28,11 +28,13 @@ export ROS_DISTRO
 VENV := $(if $(filter kilted,$(ROS_DISTRO)),.venv,.venv-$(ROS_DISTRO))
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CONTROL_MSGS_STAMP := $(VENV)/.control_msgs
 
-# Debian packages for the venvs (python3-venv), the firmware and its simulator (hardware/,
-# test/hardware/), and the headless browser the web_view tests drive (test/webview/).
-APT_PACKAGES := python3-venv gcc-avr avr-libc arduino-core-avr arduino-mk simavr libsimavr-dev \
-	libelf-dev chromium chromium-driver
+# Debian packages for the venvs (python3-venv), the generated control_msgs (cmake, g++,
+# python3-dev), the firmware and its simulator (hardware/, test/hardware/), and the headless
+# browser the web_view tests drive (test/webview/).
+APT_PACKAGES := python3-venv cmake g++ python3-dev gcc-avr avr-libc arduino-core-avr arduino-mk \
+	simavr libsimavr-dev libelf-dev chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # DDS stays on loopback, the way this distro understands (fabrik_ros/ros_env.py decides, for the
@@ -53,6 +55,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 help:
 	@echo 'make setup   create .venv with the pinned ROS 2 wheels, tools and the package (editable)'
+	@echo '             and generate control_msgs into it (interfaces/, not on PyPI)'
 	@echo 'make test    setup, the quality gates (make lint), then the whole test suite on every'
 	@echo '             distro of DISTROS ($(DISTROS)); ROS_DISTRO=jazzy: on that one only'
 	@echo 'make demo    run the arm on the simulated servo board and print what it did'
@@ -66,14 +69,26 @@ help:
 	@echo 'make clean   remove the venvs and build outputs'
 	@echo 'Any target takes ROS_DISTRO=kilted|jazzy (default kilted: .venv; jazzy: .venv-jazzy).'
 
-setup: apt $(STAMP)
+setup: apt $(STAMP) $(CONTROL_MSGS_STAMP)
 
 # apt first: a fresh Debian 12 has no python3-venv.
-$(STAMP): requirements-$(ROS_DISTRO).txt requirements-dev.txt setup.py setup.cfg | apt
+$(STAMP): requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt \
+    requirements-dev.txt setup.py setup.cfg | apt
 	@[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-$(ROS_DISTRO).txt -r requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-$(ROS_DISTRO).txt \
+	    -r requirements-build-$(ROS_DISTRO).txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps -e .
+	@touch $@
+
+# control_msgs is not on PyPI: the interfaces of it the package uses, written per distro under
+# interfaces/ as that distro's release defines them, are generated into the venv with the
+# generator wheels of requirements-build-<distro>.txt (interfaces/build.sh). Rebuilt only when
+# the definitions, the script or the pinned wheels change.
+$(CONTROL_MSGS_STAMP): $(shell find interfaces/$(ROS_DISTRO)/control_msgs -type f) \
+    interfaces/build.sh requirements-$(ROS_DISTRO).txt requirements-build-$(ROS_DISTRO).txt \
+    | $(STAMP)
+	interfaces/build.sh $(VENV) $(ROS_DISTRO) $(BUILD)/control_msgs/$(ROS_DISTRO)
 	@touch $@
 
 apt:
