@@ -51,8 +51,10 @@ from fabrik_ros.servo_io import Deadline
 __all__ = ['declare_trajectory_parameters', 'ExecutorHost', 'TrajectoryActions',
            'TrajectoryHost', 'TrajectoryParameters']
 
-# Longest shutdown waits for the results of the goals it ends to go out [s].
+# Longest shutdown waits for the results of the goals it ends to go out [s], and how long it
+# then keeps the node up for them to reach their clients [s].
 _SHUTDOWN_RESULT_S = 1.0
+_RESULT_FLUSH_S = 0.2
 _CONTROLLER_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*')
 
 
@@ -104,13 +106,14 @@ def declare_trajectory_parameters(node: Node) -> TrajectoryParameters:
                       'only some of the joints (the others hold); as the JTC parameter')
     path = declare(node, 'trajectory.path_tolerance_rad', DEFAULT_PATH_TOLERANCE_RAD,
                    'How far a joint may be from the trajectory while it runs, where a goal '
-                   'leaves it 0 [rad]; -1 = not checked', floats=(-1.0, 2 * math.pi))
+                   'leaves it 0 [rad]; 0 or -1 = not checked', floats=(-1.0, 2 * math.pi))
     goal = declare(node, 'trajectory.goal_tolerance_rad', DEFAULT_GOAL_TOLERANCE_RAD,
                    'How far a joint may be from the last point at the end, where a goal '
-                   'leaves it 0 [rad]; -1 = not checked', floats=(-1.0, 2 * math.pi))
+                   'leaves it 0 [rad]; 0 or -1 = not checked', floats=(-1.0, 2 * math.pi))
     goal_time = declare(node, 'trajectory.goal_time_tolerance_s', DEFAULT_GOAL_TIME_TOLERANCE_S,
                         'How long after the last point the joints may take to get within the '
-                        'goal tolerance, where a goal leaves it 0 [s]', floats=(0.0, 60.0))
+                        'goal tolerance, where a goal leaves it 0 [s]; 0 = as long as it takes',
+                        floats=(0.0, 60.0))
     rate = declare(node, 'action_monitor_rate', 10.0, 'How often a running '
                    'FollowJointTrajectory goal gets feedback [Hz]; as the JTC parameter',
                    floats=(0.1, 100.0))
@@ -357,7 +360,11 @@ class TrajectoryActions:
             self._log.info(f'{what} {end.ending.name.lower()}: {reason}')
 
     def shutdown(self) -> None:
-        """End every goal that still runs (aborted: the node stops) and send its result."""
+        """End every goal that still runs (aborted: the node stops) and send its result.
+
+        Call it while the node is still on its executor (as spin.py does): the results go out
+        on a few more spins of it.
+        """
         for end in self._host.take_trajectory_ends():
             self._ended(end)
         for goal_id in list(self._handles):
@@ -365,8 +372,15 @@ class TrajectoryActions:
                 self._ended(TrajectoryEnd(goal_id, Ending.ABORTED, Outcome.INVALID_GOAL,
                                           f'{self._node.get_name()} shut down during the goal'))
         executor = self._node.executor
+        if executor is None or not self._ends:
+            return
         deadline = Deadline(_SHUTDOWN_RESULT_S)
-        while executor is not None and self._handles and not deadline.expired():
+        while self._handles and not deadline.expired():
+            executor.spin_once(timeout_sec=0.01)
+        # A response written just before the node is destroyed is lost (rmw_fastrtps drops
+        # what its writer has not delivered yet): give it a moment on the wire.
+        flush = Deadline(_RESULT_FLUSH_S)
+        while not flush.expired():
             executor.spin_once(timeout_sec=0.01)
 
     # -- conversions -----------------------------------------------------------------------------

@@ -82,6 +82,16 @@ class TrajectoryClient:
         self.ros.spin_until(future.done, timeout_s=WAIT_S, what='the goal response')
         return future.result()
 
+    def send_once_ready(self, request: FollowJointTrajectory.Goal):
+        """Send a goal until it is accepted: the driver refuses goals during its safe start."""
+        handles = []
+
+        def accepted() -> bool:
+            handles.append(self.send(request))
+            return handles[-1].accepted
+        self.ros.spin_until(accepted, timeout_s=WAIT_S, what='the driver to accept the goal')
+        return handles[-1]
+
     def result(self, handle):
         """Wait for the goal's result; return (status name, error_code, error_string)."""
         future = handle.get_result_async()
@@ -126,8 +136,12 @@ class TrajectoryClient:
         self.ros.spin_until(there, timeout_s=WAIT_S,
                             what=lambda: f'{what}: at {self.positions(names)}, not {target}')
 
-    def wait_still(self, names: Sequence[str], count: int = 10) -> list[float]:
-        """Wait for ``count`` more joint_states; return the positions after checking they held."""
+    def wait_still(self, names: Sequence[str], count: int = 10,
+                   tolerance: float = 1e-6) -> list[float]:
+        """Wait for ``count`` more joint_states; return the first, checking the others are at it.
+
+        :param tolerance: how far they may differ [rad] (a report's resolution)
+        """
         start = len(self.states)
         self.ros.spin_until(lambda: len(self.states) >= start + count, timeout_s=WAIT_S,
                             what=f'{count} joint_states')
@@ -135,7 +149,7 @@ class TrajectoryClient:
         for msg in self.states[start:]:
             by_name = dict(zip(msg.name, msg.position, strict=True))
             seen.append([by_name[name] for name in names])
-        assert all(max(abs(a - b) for a, b in zip(s, seen[0], strict=True)) < 1e-6
+        assert all(max(abs(a - b) for a, b in zip(s, seen[0], strict=True)) <= tolerance
                    for s in seen), f'the joints kept moving: {seen}'
         return seen[0]
 
