@@ -74,6 +74,10 @@ class MotionPlanner:
         """Return True once the angles last sent are the target: no step is left to send."""
         return self._sent == self._target
 
+    def busy_for_s(self, now_s: float) -> float:
+        """Return how long the move home (or a jog's move) still runs [s], 0 if none does."""
+        return max(0.0, self._busy_until - now_s)
+
     @property
     def target(self) -> Angles:
         """Return the latest commanded angles [rad]."""

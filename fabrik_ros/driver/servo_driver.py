@@ -15,7 +15,7 @@ stands, and moves at its speed limit on start, re-attach, home and command alike
 """
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 import enum
 import math
@@ -41,6 +41,15 @@ from fabrik_ros.driver.servo_output import (
     ServoReport,
 )
 from fabrik_ros.driver.slew import SlewLimiter
+from fabrik_ros.driver.trajectory import (
+    Outcome,
+    Refusal,
+    TrajectoryEnd,
+    TrajectoryExecutor,
+    TrajectoryFeedback,
+    TrajectoryGoal,
+    TrajectorySettings,
+)
 from fabrik_ros.kinematics import Arm, ServoCommand
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
 from fabrik_ros.servo_io.errors import LinkError, NotABoard
@@ -55,6 +64,9 @@ SHUTDOWN_SYNC_S = 1.0     # how long the exit waits for the servos to confirm th
 # Handed-over commands whose published copy has not come back yet; more are lost copies.
 _HANDED_OVER_KEPT = 64
 _UNIT_WORDS = {'us': 'pulses', 'count': 'counts'}
+# A joint servo that reported during a trajectory and then stays silent this long (detached,
+# unplugged, unpowered) aborts the trajectory: one missed read of a bus is no reason.
+SILENT_SERVO_ABORT_S = 0.5
 
 
 class FinalState(enum.Enum):
@@ -98,12 +110,15 @@ class ServoDriver:
         calibration jog holding the servos
     :param start_wait_s: after connecting, the longest wait for a position report [s]
         before the safe start moves home slowly from an unknown pose
+    :param trajectory_settings: the trajectory goals' default tolerances (default:
+        :class:`~fabrik_ros.driver.trajectory.TrajectorySettings`'s)
     """
 
     def __init__(self, arm: Arm, output: ServoOutput, *, speeds_rad_s: Sequence[float],
                  home_move_s: float, step_s: float, clock: Callable[[], float],
                  log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '',
-                 start_wait_s: float = START_WAIT_S, aux_speed: float = 0.0) -> None:
+                 start_wait_s: float = START_WAIT_S, aux_speed: float = 0.0,
+                 trajectory_settings: Optional[TrajectorySettings] = None) -> None:
         self._arm, self._output = arm, output
         self._clock, self._log, self._busy = clock, log, busy
         self._step_s = step_s
@@ -125,6 +140,11 @@ class ServoDriver:
         self._feedback_key: tuple[object, ...] = ('none yet',)
         self._feedback: Optional[Feedback] = None
         self.clamped: tuple[str, ...] = ()
+        self._trajectory = TrajectoryExecutor(
+            arm.joints, self._joint_speeds, trajectory_settings or TrajectorySettings(),
+            aux_names=tuple(axis.name for axis in self._axes))
+        # When each joint's servo last reported during the running trajectory [s].
+        self._heard_s: list[Optional[float]] = [None] * self._joint_count
 
     # -- state -------------------------------------------------------------------------------
 
@@ -139,7 +159,8 @@ class ServoDriver:
 
         Nothing, that is, but take the link's news; any command, ~/home or ~/enable may end it.
         """
-        return self._machine.phase is Phase.RUNNING and self.planner.settled
+        return (self._machine.phase is Phase.RUNNING and self.planner.settled
+                and self._trajectory.active_goal is None)
 
     @property
     def enabled(self) -> bool:
@@ -155,6 +176,7 @@ class ServoDriver:
         """Change the per-joint speed limits [rad/s] from the next step on."""
         self._joint_speeds = tuple(float(s) for s in speeds_rad_s)
         self.planner.set_speeds(self._speeds())
+        self._trajectory.set_speeds(self._joint_speeds)
 
     def set_aux_speed(self, aux_speed: float) -> None:
         """Change the auxiliary servos' speed limit [unit/s, 0 = default] from the next step."""
@@ -188,6 +210,8 @@ class ServoDriver:
             joints = None
         if joints is None and not command.aux:
             return
+        if joints is not None:
+            self._abort_trajectory('replaced by a joint_commands message', hold=False)
         aux = tuple(command.aux.get(axis.name, old)
                     for axis, old in zip(self._axes, target[count:], strict=True))
         self._follow((*(target[:count] if joints is None else joints), *aux))
@@ -207,6 +231,7 @@ class ServoDriver:
                              f'(one per joint: {", ".join(self._arm.joint_names)})')
         clamped, logs = self._intake.clamp(angles)
         self._say(logs)
+        self._abort_trajectory('replaced by a joint command', hold=False)
         self._handed_over.append(clamped)
         self._follow((*clamped, *self.planner.target[self._joint_count:]))
 
@@ -226,6 +251,8 @@ class ServoDriver:
         """Pass on link changes, then let the state machine start, hold or step the arm."""
         now = self._clock()
         self._take_link_events(now)
+        if self._trajectory.active_goal is not None:
+            self._follow_trajectory(now)
         phase = self._machine.phase
         reported = self._reported_angles(now) if phase is Phase.READING else None
         synced = phase is Phase.HOLDING and self._output.synced()
@@ -242,6 +269,7 @@ class ServoDriver:
                 # A refusal shows the device's bytes, new each time: one line per cause.
                 cause = NotABoard if isinstance(error, NotABoard) else None
                 self._apply(self._machine.lose(now, reason, cause=cause))
+                self._abort_trajectory(f'board lost: {reason}')
 
     def _apply(self, actions: Actions) -> Actions:
         """Do what the state machine decided: send, attach or detach, log."""
@@ -284,13 +312,141 @@ class ServoDriver:
         """Move home slowly (``~/home``); the reply says whether and how, or why not."""
         now = self._clock()
         self._take_link_events(now)
-        return self._apply(self._machine.home(now))
+        actions = self._apply(self._machine.home(now))
+        if actions.reply is not None and actions.reply.success:
+            self._abort_trajectory('replaced by ~/home (moving home)', hold=False)
+        return actions
 
     def enable(self, on: bool) -> Reply:
         """Attach (``on``) or detach the servos (``~/enable``); the reply says what happens."""
         now = self._clock()
         self._take_link_events(now)
-        return reply_of(self._apply(self._machine.enable(now, on)))
+        reply = reply_of(self._apply(self._machine.enable(now, on)))
+        if not on:
+            self._abort_trajectory('servos detached (~/enable false): call ~/enable with true, '
+                                   'then send the trajectory again')
+        return reply
+
+    # -- trajectories (FollowJointTrajectory goals, JointTrajectory messages) ---------------
+
+    def set_trajectory_settings(self, settings: TrajectorySettings) -> None:
+        """Change the trajectory goals' default tolerances, from the next goal on."""
+        self._trajectory.set_settings(settings)
+
+    def check_trajectory(self, goal: TrajectoryGoal) -> Optional[Refusal]:
+        """Return why ``goal`` would be refused now, None if :meth:`start_trajectory` takes it."""
+        now = self._clock()
+        self._take_link_events(now)
+        return self._not_ready(now) or self._trajectory.check(goal, now_s=now,
+                                                              current=self._joint_command())
+
+    def start_trajectory(self, goal_id: Hashable, goal: TrajectoryGoal) -> Optional[Refusal]:
+        """Follow ``goal`` from the current command on, replacing a running goal; or say why not.
+
+        The arm follows the sampled trajectory at the control rate through the speed-limited
+        motion (never above ``max_speed_rad_s``: a goal that needs more is refused).
+        """
+        now = self._clock()
+        self._take_link_events(now)
+        refusal = self._not_ready(now) or self._trajectory.start(
+            goal_id, goal, now_s=now, current=self._joint_command())
+        if refusal is None:
+            self._heard_s = [None] * self._joint_count
+            self._follow_trajectory(now)
+        return refusal
+
+    def cancel_trajectory(self, goal_id: Hashable) -> bool:
+        """Cancel the goal ``goal_id`` if it runs: the arm holds where it is. True if it ran."""
+        now = self._clock()
+        actual, _ = self._trajectory_actual(now)
+        canceled = self._trajectory.cancel(goal_id, now_s=now, actual=actual)
+        self._hold_after_trajectory()
+        return canceled
+
+    def trajectory_feedback(self) -> Optional[tuple[Hashable, TrajectoryFeedback]]:
+        """Return the running goal's id and where it is, None if no goal runs."""
+        if self._trajectory.active_goal is None:
+            return None
+        now = self._clock()
+        return self._trajectory.feedback(now, self._trajectory_actual(now)[0])
+
+    def take_trajectory_ends(self) -> list[TrajectoryEnd]:
+        """Return the goals that ended since the last call, oldest first."""
+        return self._trajectory.take_ends()
+
+    def _not_ready(self, now: float) -> Optional[Refusal]:
+        """Return why the arm cannot follow a trajectory now, None if it can."""
+        machine, reason = self._machine, ''
+        if not machine.enabled:
+            reason = 'servos detached (~/enable false): call ~/enable with true first'
+        elif machine.phase is Phase.OFFLINE:
+            reason = (f'board not connected ({self._output.state.value}): the arm follows '
+                      'trajectories once it is')
+        elif machine.phase is not Phase.RUNNING:
+            reason = 'servos attaching (held where the board reports them): send it again soon'
+        elif self._busy():
+            reason = self._busy()
+        elif self.planner.busy_for_s(now) > 0.0:
+            reason = (f'the arm is moving home ({self.planner.busy_for_s(now):.1f} s more): '
+                      'send it again then')
+        return Refusal(Outcome.INVALID_GOAL, reason) if reason else None
+
+    def _joint_command(self) -> tuple[float, ...]:
+        """Return the joints' command: where the servos were last sent [rad, joint order]."""
+        sent = self.planner.sent
+        return (sent if sent is not None else self.planner.target)[:self._joint_count]
+
+    def _trajectory_actual(self, now: float) -> tuple[tuple[float, ...], bool]:
+        """Return where the joints are and whether that is measured (every joint reported).
+
+        Else the command: a board that reports no pulses, or a servo that did not answer.
+        """
+        reported = self._reported(self._output.report(now))[:self._joint_count]
+        for index, position in enumerate(reported):
+            if position is not None:
+                self._heard_s[index] = now
+        if all(p is not None for p in reported):
+            return tuple(float(p) for p in reported if p is not None), True
+        return self._joint_command(), False
+
+    def _follow_trajectory(self, now: float) -> None:
+        """Check the running goal against the servos, then aim at its pose one step ahead."""
+        executor = self._trajectory
+        actual, measured = self._trajectory_actual(now)
+        silent = [(name, now - heard) for name, heard in zip(self._arm.joint_names,
+                                                             self._heard_s, strict=True)
+                  if heard is not None and now - heard > SILENT_SERVO_ABORT_S]
+        if silent:
+            names = ', '.join(f'{name} ({quiet_s:.1f} s)' for name, quiet_s in silent)
+            executor.abort(f'servos silent (detached, unplugged or unpowered?): {names}',
+                           actual=actual)
+        else:
+            executor.update(now, actual, measured)
+        # The board gets there one step from now, as the JTC commands its next sample.
+        desired = executor.desired(now + self._step_s)
+        if desired is not None:
+            self._command_joints(desired)
+
+    def _command_joints(self, positions: Sequence[float]) -> None:
+        """Make the joints' target ``positions`` (within the limits), the aux servos' kept."""
+        joints = tuple(j.clamp(p) for j, p in zip(self._arm.joints, positions, strict=True))
+        self.planner.command((*joints, *self.planner.target[self._joint_count:]))
+
+    def _abort_trajectory(self, message: str, *, hold: bool = True) -> None:
+        """End the running goal, if any, ABORTED with ``message``; hold where the arm is."""
+        if self._trajectory.active_goal is None:
+            return
+        actual, _ = self._trajectory_actual(self._clock())
+        self._trajectory.abort(message, actual=actual, hold=hold)
+        self._hold_after_trajectory()
+
+    def _hold_after_trajectory(self) -> None:
+        """Take the pose a goal that just ended leaves to hold, if it leaves one."""
+        if self._trajectory.active_goal is not None:
+            return
+        hold = self._trajectory.desired(self._clock())
+        if hold is not None:
+            self._command_joints(hold)
 
     # -- feedback ----------------------------------------------------------------------------
 
@@ -395,6 +551,7 @@ class ServoDriver:
         output = self._output
         if output.state is LinkState.CLOSED:
             return
+        self._abort_trajectory('the driver is stopping', hold=False)
         try:
             if final is FinalState.HOME and output.state is LinkState.READY:
                 self._home_before_exit(sleep)

@@ -11,7 +11,9 @@ A first point at time 0 is, as in the JTC, jumped to at the start. The servos st
 jump (the slew limiter moves them at their speed limit), so such a point may be away from the
 start pose by at most the joint's path tolerance: farther, the JTC would abort the goal on its
 first sample with PATH_TOLERANCE_VIOLATED, and refusing it says why before anything moves.
-With the path tolerance off, any distance is accepted and covered at the speed limit.
+With the path tolerance off, any distance is accepted and covered at the speed limit. A start
+in the past is sampled from where the trajectory is now, and refused the same way if that is
+beyond the path tolerance from the arm.
 """
 
 from collections.abc import Sequence
@@ -100,8 +102,7 @@ class GoalChecker:
         columns = tuple(self.names.index(name) for name in goal.joint_names)
         checked = self._arrays(goal, columns, now_s)
         start = None if current is None else np.asarray(current, dtype=float)[list(columns)]
-        return (self._check_limits(checked) or self._check_first_point(checked, start)
-                or self._check_curves(checked, start) or checked)
+        return self._check_limits(checked) or self._check_curves(checked, start, now_s) or checked
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -274,28 +275,49 @@ class GoalChecker:
                                f'{_limits(joint)}')
         return None
 
-    def _check_first_point(self, checked: CheckedGoal,
-                           start: Optional[Array]) -> Optional[Refusal]:
-        if start is None or checked.times_s[0] > 0.0:
+    def _check_jump(self, checked: CheckedGoal, spline: Spline, start: Array,
+                    now_s: float) -> Optional[Refusal]:
+        """Refuse a trajectory that asks, once accepted, for a pose beyond the path tolerance.
+
+        A first point at time 0 (jumped to at the start), or a start in the past (sampled from
+        the middle of the way).
+        """
+        since_start = max(now_s - checked.start_s, 0.0)
+        if since_start == 0.0 and checked.times_s[0] > 0.0:
             return None
+        asked = spline.sample(since_start)
         for column, index in enumerate(checked.columns):
-            gap = abs(float(checked.positions[0, column] - start[column]))
+            gap = abs(float(asked[column] - start[column]))
             tolerance = checked.path_tolerance_rad[index]
-            if gap > tolerance:
-                name = self.names[index]
+            if gap <= tolerance:
+                continue
+            name, where = self.names[index], f'{start[column]:.4f} rad'
+            if since_start == 0.0:
                 return Refusal(Outcome.INVALID_GOAL, f'the first point is at time 0 but '
-                               f'{name} is {gap:.4f} rad away from it (at '
-                               f'{start[column]:.4f} rad; path tolerance {tolerance:.4f} rad): '
-                               'start the trajectory where the arm is, or give its first '
-                               'point a time to get there')
+                               f'{name} is {gap:.4f} rad away from it (at {where}; path '
+                               f'tolerance {tolerance:.4f} rad): start the trajectory where '
+                               'the arm is, or give its first point a time to get there')
+            return Refusal(Outcome.INVALID_GOAL, f'the trajectory started {since_start:.3f} s '
+                           f'ago (header.stamp): it asks for {name} at {float(asked[column]):.4f}'
+                           f' rad now, {gap:.4f} rad away from the arm (at {where}; path '
+                           f'tolerance {tolerance:.4f} rad): stamp it now, or 0 to start on '
+                           'arrival')
         return None
 
-    def _check_curves(self, checked: CheckedGoal, start: Optional[Array]) -> Optional[Refusal]:
+    def _check_curves(self, checked: CheckedGoal, start: Optional[Array],
+                      now_s: float) -> Optional[Refusal]:
         spline = build_spline(start, checked.times_s, checked.positions, checked.velocities,
                               checked.accelerations)
+        jumped = None if start is None else self._check_jump(checked, spline, start, now_s)
+        if jumped is not None:
+            return jumped
         if not len(spline.coefficients):
             return None
-        found = peaks(spline)
+        joints = [self.joints[i] for i in checked.columns]
+        found = peaks(spline, within=(
+            np.array([j.min_rad - _LIMIT_SLACK_RAD for j in joints]),
+            np.array([j.max_rad + _LIMIT_SLACK_RAD for j in joints]),
+            np.array([self.speeds_rad_s[i] for i in checked.columns])))
         for column, index in enumerate(checked.columns):
             refusal = self._check_column(spline, found.low[:, column], found.low_s[:, column],
                                          found.high[:, column], found.high_s[:, column], index)

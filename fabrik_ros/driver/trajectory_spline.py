@@ -14,6 +14,7 @@ the goal-time checks compare with the joint limits and speed limits.
 """
 
 from dataclasses import dataclass
+import math
 from typing import Optional
 
 import numpy as np
@@ -170,8 +171,14 @@ class Peaks:
     speed_s: Array
 
 
-def peaks(spline: Spline) -> Peaks:
-    """Return each segment's lowest and highest position and highest speed, per joint."""
+def peaks(spline: Spline, *, within: Optional[tuple[Array, Array, Array]] = None) -> Peaks:
+    """Return each segment's lowest and highest position and highest speed, per joint.
+
+    :param within: per joint the lowest and highest position [rad] and the highest speed
+        [rad/s] that matter: where a segment's Bernstein hull (which holds the curve) keeps
+        inside them, its roots are not sought and the hull's bounds are returned instead (no
+        nearer the limits than the truth); None: exact everywhere
+    """
     coefficients = spline.coefficients
     segments, joints, _ = coefficients.shape
     durations = np.diff(spline.knots_s)[:, None] * np.ones((1, joints))
@@ -179,10 +186,21 @@ def peaks(spline: Spline) -> Peaks:
     scaled = coefficients * durations[:, :, None] ** np.arange(_ORDER)
     rows = scaled.reshape(-1, _ORDER)
     velocity = _derive(rows, 1)
-    low, low_u, high, high_u = _extremes(rows, _candidates(velocity))
-    speed_low, speed_low_u, speed_high, speed_high_u = _extremes(velocity,
-                                                                 _candidates(_derive(rows, 2)))
     flat_t = durations.reshape(-1)
+    hull, speed_hull = _hull(rows), _hull(velocity)
+    inside = np.zeros(len(rows), dtype=bool)
+    fast_inside = np.zeros(len(rows), dtype=bool)
+    if within is not None:
+        low_limit, high_limit, speed_limit = (np.tile(np.asarray(v, dtype=float), segments)
+                                              for v in within)
+        inside = (hull[0] >= low_limit) & (hull[1] <= high_limit)
+        fast_inside = np.maximum(-speed_hull[0], speed_hull[1]) / flat_t <= speed_limit
+    low, low_u, high, high_u = _extremes(rows, _candidates(velocity, skip=inside))
+    low, high = np.where(inside, hull[0], low), np.where(inside, hull[1], high)
+    speed_low, speed_low_u, speed_high, speed_high_u = _extremes(
+        velocity, _candidates(_derive(rows, 2), skip=fast_inside))
+    speed_low = np.where(fast_inside, speed_hull[0], speed_low)
+    speed_high = np.where(fast_inside, speed_hull[1], speed_high)
     faster_down = -speed_low > speed_high
     speed = np.where(faster_down, -speed_low, speed_high) / flat_t
     speed_u = np.where(faster_down, speed_low_u, speed_high_u)
@@ -196,11 +214,23 @@ def peaks(spline: Spline) -> Peaks:
                  shaped(first + speed_u * flat_t))
 
 
-def _candidates(derivative: Array) -> Array:
+def _hull(rows: Array) -> tuple[Array, Array]:
+    """Return per row the least and greatest Bernstein coefficient: bounds of it on [0, 1]."""
+    degree = rows.shape[1] - 1
+    change = np.zeros((degree + 1, degree + 1))
+    for i in range(degree + 1):
+        for k in range(i + 1):
+            change[i, k] = math.comb(i, k) / math.comb(degree, k)
+    bernstein = rows @ change.T
+    return bernstein.min(axis=1), bernstein.max(axis=1)
+
+
+def _candidates(derivative: Array, *, skip: Array) -> Array:
     """Return per row the u in [0, 1] where a polynomial with this derivative may peak.
 
     The ends and the real parts of the derivative's roots (clipped into [0, 1]): a candidate
-    that is no extreme is harmless, since the polynomial is then evaluated there.
+    that is no extreme is harmless, since the polynomial is then evaluated there. Rows in
+    ``skip`` get the ends only.
     """
     rows, size = derivative.shape
     result = np.full((rows, size + 1), 0.0)
@@ -210,7 +240,7 @@ def _candidates(derivative: Array) -> Array:
     top = np.where(significant.any(axis=1),
                    size - 1 - np.argmax(significant[:, ::-1], axis=1), 0)
     for degree in range(1, size):
-        chosen = np.nonzero(top == degree)[0]
+        chosen = np.nonzero((top == degree) & ~skip)[0]
         if not chosen.size:
             continue
         leading = derivative[chosen, degree:degree + 1]

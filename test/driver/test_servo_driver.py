@@ -17,6 +17,13 @@ from fabrik_ros.driver.servo_driver import (
     START_WAIT_S,
 )
 from fabrik_ros.driver.servo_output import HealthLevel, LinkEvent, ServoReport
+from fabrik_ros.driver.trajectory import (
+    Ending,
+    Outcome,
+    TrajectoryGoal,
+    TrajectoryPoint,
+    TrajectorySettings,
+)
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.servo_io import LinkState, LinkTimeout, Protocol
 
@@ -356,3 +363,240 @@ def test_the_board_status_says_connected_detached_or_why_not():
     detached = rig.driver.status()
     assert detached.level is HealthLevel.OK and detached.message == 'connected, servos detached'
     assert detached.values['port'] == '/dev/ttyFAKE' and detached.values['enabled'] is False
+
+
+# -- trajectories (FollowJointTrajectory goals) ---------------------------------------------------
+
+@dataclass
+class FollowingOutput(FakeOutput):
+    """Servos that report where they were last sent, but for a joint the test holds back."""
+
+    stuck: Optional[int] = None          # this servo reports ``stuck_us`` whatever it is sent
+    stuck_us: float = 0.0
+    offset: Optional[int] = None         # this servo reports ``offset_us`` off what it is sent
+    offset_us: float = 0.0
+    silent: Optional[int] = None         # this servo reports nothing
+
+    def report(self, now_s):
+        if not self.sent:
+            return super().report(now_s)
+        units = list(self.sent[-1][1])
+        if self.stuck is not None:
+            units[self.stuck] = self.stuck_us
+        if self.offset is not None:
+            units[self.offset] += self.offset_us
+        if self.silent is not None:
+            units[self.silent] = None
+        return ServoReport(tuple(units), 1.0, now_s)
+
+
+class TrajectoryRig(Rig):
+    def __init__(self, output=None, **options):
+        self.clock = [100.0]
+        self.output = output or FollowingOutput(self.clock)
+        self.output.clock = self.clock
+        self.logs = []
+        self.driver = ServoDriver(ARM, self.output, speeds_rad_s=[SPEED] * 5,
+                                  home_move_s=HOME_MOVE_S, step_s=STEP_S,
+                                  clock=lambda: self.clock[0], log=self.logs.append, **options)
+        self.start_at(HOME)
+
+    def goal(self, *points, **options):
+        return TrajectoryGoal(tuple(ARM.joint_names), tuple(points), **options)
+
+    def run(self, seconds):
+        """Tick for ``seconds`` or until the goal ends; return the ends."""
+        end = self.clock[0] + seconds
+        ends = []
+        while self.clock[0] < end - 1e-12 and not ends:
+            self.clock[0] += STEP_S
+            self.driver.tick()
+            ends = self.driver.take_trajectory_ends()
+        return ends
+
+
+def _angles(units):
+    return [cal.angle_rad(u) for cal, u in zip(ARM.servo_map.calibrations, units, strict=False)]
+
+
+def _joint_speeds(sent):
+    """Return each joint's speed in each move after the first [rad/s]."""
+    speeds = []
+    for (_, before, _), (_, after, move_s) in zip(sent[:-1], sent[1:], strict=True):
+        moved = [abs(b - a) for a, b in zip(_angles(before), _angles(after), strict=True)]
+        speeds.append([m / move_s if move_s > 0.0 else (0.0 if m == 0.0 else math.inf)
+                       for m in moved])
+    return speeds
+
+
+# Elbow at 1.93 rad/s over the first segment: just under the 2.0 rad/s limit.
+FAST = (TrajectoryPoint(0.4, (*HOME[:2], HOME[2] + 0.77, *HOME[3:])),
+        TrajectoryPoint(1.4, POSE))
+
+
+def test_a_trajectory_is_followed_never_above_the_speed_limit_and_succeeds_at_its_end():
+    rig = TrajectoryRig()
+    before = len(rig.output.sent)
+    assert rig.driver.start_trajectory('a', rig.goal(*FAST)) is None
+    assert not rig.driver.resting, 'a trajectory runs'
+    (end,) = rig.run(3.0)
+    assert (end.goal_id, end.ending, end.code) == ('a', Ending.SUCCEEDED, Outcome.SUCCESSFUL)
+    sent = rig.output.sent[before - 1:]
+    fastest = max(max(speeds) for speeds in _joint_speeds(sent))
+    assert 1.5 < fastest <= SPEED + 1e-6, 'close to the limit, never above it'
+    assert _angles(sent[-1][1]) == pytest.approx(POSE, abs=1e-9), 'at the last point'
+    assert rig.clock[0] - 100.0 < HOME_MOVE_S + 6 * STEP_S + 1.4 + 0.2, 'on time'
+    rig.advance(0.1)
+    assert rig.driver.resting
+    later = rig.goal(TrajectoryPoint(0.5, POSE), start_s=rig.clock[0] + 1.0)
+    assert rig.driver.start_trajectory('b', later) is None
+    rig.advance(0.5)
+    assert rig.driver.planner.settled and not rig.driver.resting, 'waits for its start'
+
+
+def test_a_trajectory_faster_than_a_servo_is_refused_naming_the_joint_and_its_speed():
+    rig = TrajectoryRig()
+    goal = rig.goal(TrajectoryPoint(0.3, (*HOME[:2], HOME[2] + 0.77, *HOME[3:])))
+    refusal = rig.driver.check_trajectory(goal)
+    assert refusal.code is Outcome.INVALID_GOAL
+    assert refusal.message.startswith('elbow would need 2.567 rad/s')
+    assert 'its limit is 2.000 rad/s' in refusal.message
+    assert rig.driver.start_trajectory('a', goal) == refusal
+    rig.driver.set_speeds([3.0] * 5)
+    assert rig.driver.check_trajectory(goal) is None, 'the new speed limit applies'
+
+
+def test_a_stuck_servo_aborts_the_goal_on_the_path_tolerance_and_the_arm_holds_there():
+    rig = TrajectoryRig()
+    rig.output.stuck, rig.output.stuck_us = 2, _units(HOME)[2]
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    (end,) = rig.run(3.0)
+    assert (end.ending, end.code) == (Ending.ABORTED, Outcome.PATH_TOLERANCE_VIOLATED)
+    assert 'elbow desired' in end.message and 'measured -1.5708 rad' in end.message
+    assert rig.driver.latest_command[2] == pytest.approx(HOME[2], abs=1e-6), 'held there'
+    rig.advance(0.5)
+    assert _angles(rig.output.sent[-1][1])[2] == pytest.approx(HOME[2], abs=1e-6)
+
+
+def test_a_servo_short_of_the_goal_ends_goal_tolerance_violated():
+    rig = TrajectoryRig(trajectory_settings=TrajectorySettings(goal_time_tolerance_s=0.3))
+    rig.output.offset, rig.output.offset_us = 2, 40.0     # about 0.1 rad off: within the path
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    (end,) = rig.run(5.0)
+    assert (end.ending, end.code) == (Ending.ABORTED, Outcome.GOAL_TOLERANCE_VIOLATED)
+    assert 'elbow desired -0.8000 rad, measured' in end.message
+
+
+def test_feedback_carries_the_measured_positions_else_the_command():
+    rig = TrajectoryRig()
+    rig.output.offset, rig.output.offset_us = 0, 20.0
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.2)
+    goal_id, feedback = rig.driver.trajectory_feedback()
+    commanded = _angles(rig.output.sent[-1][1])
+    assert goal_id == 'a' and feedback.actual[1:] == pytest.approx(commanded[1:])
+    assert feedback.actual[0] == pytest.approx(ARM.servo_map.calibrations[0].angle_rad(
+        rig.output.sent[-1][1][0] + 20.0))
+    rig.output.silent = 3                  # a board that does not report every joint
+    _, feedback = rig.driver.trajectory_feedback()
+    assert feedback.actual == pytest.approx(rig.driver.planner.sent[:5])
+
+
+def test_a_servo_that_falls_silent_aborts_the_goal():
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.1)
+    rig.output.silent = 3
+    (end,) = rig.run(2.0)
+    assert end.ending is Ending.ABORTED and end.code is Outcome.INVALID_GOAL
+    assert end.message.startswith('servos silent (detached, unplugged or unpowered?): '
+                                  'wrist_pitch (0.5')
+
+
+def test_a_cancel_holds_where_the_arm_is():
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.2)
+    assert not rig.driver.cancel_trajectory('b')
+    where = _angles(rig.output.report(rig.clock[0]).units)
+    assert rig.driver.cancel_trajectory('a')
+    (end,) = rig.driver.take_trajectory_ends()
+    assert (end.ending, end.message) == (Ending.CANCELED, 'canceled: holding where the arm is')
+    assert rig.driver.latest_command == pytest.approx(where, abs=1e-9)
+    rig.advance(0.5)
+    assert _angles(rig.output.sent[-1][1]) == pytest.approx(where, abs=1e-9)
+    assert rig.driver.resting
+
+
+def test_a_new_goal_replaces_the_running_one():
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.2)
+    assert rig.driver.start_trajectory('b', rig.goal(TrajectoryPoint(1.0, HOME))) is None
+    (end,) = rig.driver.take_trajectory_ends()
+    assert (end.goal_id, end.ending, end.message) == ('a', Ending.ABORTED,
+                                                      'replaced by a newer goal')
+    (end,) = rig.run(3.0)
+    assert (end.goal_id, end.ending) == ('b', Ending.SUCCEEDED)
+
+
+def _disable(rig):
+    rig.driver.enable(False)
+
+
+def _unplug(rig):
+    rig.output.events.append(LinkEvent(LinkState.DISCONNECTED, LinkTimeout('/dev/ttyFAKE: '
+                                                                           'no answer')))
+    rig.driver.tick()
+
+
+def _joint_commands(rig):
+    rig.driver.take_commands(['elbow'], [0.0])
+
+
+def _home(rig):
+    rig.driver.home()
+
+
+@pytest.mark.parametrize('event, message', [
+    (_disable, 'servos detached (~/enable false): call ~/enable with true, then send the '
+               'trajectory again'),
+    (_unplug, 'board lost: /dev/ttyFAKE: no answer'),
+    (_joint_commands, 'replaced by a joint_commands message'),
+    (_home, 'replaced by ~/home (moving home)'),
+])
+def test_disable_a_lost_board_joint_commands_and_home_abort_the_goal(event, message):
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.2)
+    event(rig)
+    (end,) = rig.driver.take_trajectory_ends()
+    assert (end.ending, end.code, end.message) == (Ending.ABORTED, Outcome.INVALID_GOAL, message)
+    assert rig.driver.trajectory_feedback() is None
+
+
+def test_a_joint_command_after_the_abort_is_followed_not_the_hold():
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.2)
+    rig.driver.take_commands(['elbow'], [0.0])
+    rig.advance(2.0)
+    assert rig.driver.latest_command[2] == 0.0
+    assert _angles(rig.output.sent[-1][1])[2] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_trajectory_is_refused_while_the_arm_cannot_follow_it():
+    rig = Rig()
+    goal = TrajectoryGoal(tuple(ARM.joint_names), (TrajectoryPoint(1.0, HOME),))
+    assert rig.driver.check_trajectory(goal).message.startswith('board not connected')
+    rig.output.reported = _units(POSE)
+    rig.output.connect()
+    rig.advance(2 * STEP_S)
+    refusal = rig.driver.start_trajectory('a', goal)
+    assert refusal.code is Outcome.INVALID_GOAL
+    assert refusal.message.startswith('the arm is moving home (')
+    rig.advance(HOME_MOVE_S + 0.1)
+    rig.driver.enable(False)
+    assert rig.driver.check_trajectory(goal).message.startswith('servos detached')
+    rig.driver.enable(True)
+    assert rig.driver.check_trajectory(goal).message.startswith('servos attaching')

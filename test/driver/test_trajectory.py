@@ -110,6 +110,10 @@ REFUSED = {
     'a first point at time 0 away from the arm': (
         _goal(P(0.0, _moved(0.3, 'elbow')), P(2.0, _moved(0.3, 'elbow'))), Outcome.INVALID_GOAL,
         'the first point is at time 0 but elbow is 0.3000 rad away from it'),
+    'a start long past, far from the arm': (
+        _goal(P(1.0, HOME), P(3.0, _moved(1.0, 'elbow')), start_s=-1.0), Outcome.INVALID_GOAL,
+        'the trajectory started 2.000 s ago (header.stamp): it asks for elbow at -1.0708 rad '
+        'now, 0.5000 rad away from the arm'),
     'an unknown tolerance joint': (
         _goal(P(1.0, HOME), path_tolerance=(JointTolerance('knee', 0.1),)),
         Outcome.INVALID_JOINTS, "path_tolerance: joint 'knee'"),
@@ -211,7 +215,7 @@ def _limit_testing_goals(draw):
     return _goal(*points)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_limit_testing_goals())
 def test_an_accepted_trajectory_never_leaves_the_joint_limits(goal):
     executor = _executor(settings=TrajectorySettings(path_tolerance_rad=-1.0))
@@ -219,7 +223,7 @@ def test_an_accepted_trajectory_never_leaves_the_joint_limits(goal):
     if executor.start('a', goal, now_s=0.0, current=near_the_limit) is not None:
         return
     end = goal.points[-1].time_from_start_s
-    for time_s in np.linspace(0.0, end, 400):
+    for time_s in np.linspace(0.0, end, 200):
         for joint, position in zip(ARM.joints, executor.desired(float(time_s)), strict=True):
             assert joint.min_rad - 1e-9 <= position <= joint.max_rad + 1e-9, (joint.name, time_s)
 
@@ -397,3 +401,10 @@ def test_the_trajectory_core_imports_with_rclpy_and_the_message_packages_blocked
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == 'imported'
+
+
+def test_a_start_just_past_is_sampled_from_where_it_is_now():
+    executor = _executor()
+    goal = _goal(P(1.0, _moved(0.3)), start_s=9.9)
+    assert executor.start('a', goal, now_s=10.0, current=HOME) is None
+    assert executor.desired(10.0) == pytest.approx(_moved(0.03))

@@ -134,3 +134,19 @@ def test_the_peaks_are_the_extremes_of_the_sampled_curve(trajectory):
         assert np.all(speeds.max(axis=0) >= found.speed[segment] * (1 - 1e-3) - 1e-6)
         at = found.high_s[segment]
         assert spline.knots_s[segment] <= at.min() and at.max() <= spline.knots_s[segment + 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(trajectories(), st.floats(0.0, 1.5), st.floats(0.1, 5.0))
+def test_the_hull_shortcut_decides_as_the_exact_peaks_do(trajectory, reach, speed):
+    start, times, positions, velocities, accelerations = trajectory
+    spline = build_spline(start, times, positions, velocities, accelerations)
+    if not len(spline.coefficients):
+        return
+    low, high = np.full(JOINTS, -reach), np.full(JOINTS, reach)
+    exact, quick = peaks(spline), peaks(spline, within=(low, high, np.full(JOINTS, speed)))
+    assert np.array_equal((exact.low < low) | (exact.high > high),
+                          (quick.low < low) | (quick.high > high))
+    assert np.array_equal(exact.speed > speed, quick.speed > speed)
+    outside = (exact.low < low) | (exact.high > high)
+    assert np.array_equal(exact.low[outside], quick.low[outside]), 'exact where it matters'
