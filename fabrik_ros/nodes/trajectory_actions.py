@@ -38,6 +38,7 @@ from fabrik_ros.driver.trajectory import (
     MAX_POINTS,
     Outcome,
     Refusal,
+    REPLACED,
     TrajectoryEnd,
     TrajectoryExecutor,
     TrajectoryFeedback,
@@ -207,11 +208,14 @@ class TrajectoryActions:
     :param host: the node's core (see :class:`TrajectoryHost`)
     :param parameters: what :func:`declare_trajectory_parameters` returned
     :param clock: the host's clock [s]: a goal's header.stamp is converted to it
+    :param started: called once a goal has started (servo_driver's tick speeds up then)
     """
 
     def __init__(self, node: Node, host: TrajectoryHost, parameters: TrajectoryParameters, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 started: Callable[[], None] = lambda: None) -> None:
         self._node = node
+        self._started = started
         self._host = host
         self._clock = clock
         self._log = node.get_logger()
@@ -262,6 +266,7 @@ class TrajectoryActions:
             self._ended(TrajectoryEnd(goal_id, Ending.ABORTED, refusal.code, refusal.message))
             return
         self._running = goal_id
+        self._started()
         self.poll()
 
     def _on_cancel(self, goal_handle: ServerGoalHandle) -> CancelResponse:
@@ -313,6 +318,7 @@ class TrajectoryActions:
             self._refused(f'JointTrajectory on {self._topic}', refusal)
             return
         self._running = goal_id
+        self._started()
         self.poll()
 
     # -- the control tick --------------------------------------------------------------------
@@ -349,15 +355,20 @@ class TrajectoryActions:
         self._server.send_result(handle)
 
     def _log_end(self, end: TrajectoryEnd) -> None:
-        what = ('FollowJointTrajectory goal' if end.goal_id in self._handles else
-                f'JointTrajectory on {self._topic}')
+        action = end.goal_id in self._handles
+        what = 'FollowJointTrajectory goal' if action else f'JointTrajectory on {self._topic}'
         reason = self._stopped.get(end.goal_id) or end.message
-        if end.ending is Ending.SUCCEEDED:
-            self._log.info(f'{what} done ({end.code.name}): {end.message}')
-        elif end.ending is Ending.ABORTED and end.code is not Outcome.SUCCESSFUL:
+        if end.message == REPLACED and not action:
+            # A topic stream (rqt_joint_trajectory_controller) replaces each message by the next.
+            self._log.debug(f'{what} {REPLACED}')
+        elif end.message == REPLACED:
+            self._log.info(f'{what} {REPLACED}')
+        elif end.ending is Ending.SUCCEEDED:
+            self._log.info(f'{what} done: {end.message}')
+        elif end.ending is Ending.ABORTED:
             self._log.warning(f'{what} aborted ({end.code.name}): {reason}')
         else:
-            self._log.info(f'{what} {end.ending.name.lower()}: {reason}')
+            self._log.info(f'{what} canceled: {reason}')
 
     def shutdown(self) -> None:
         """End every goal that still runs (aborted: the node stops) and send its result.

@@ -176,3 +176,13 @@ def test_the_topic_refuses_what_the_action_refuses(sim):
                        what='the WARN line of the refused trajectory')
     assert 'joint_trajectory' in sim.warnings('refused (INVALID_JOINTS)')[0]
     assert sim.wait_still(NAMES) == pytest.approx(HOME)
+
+
+def test_a_stream_on_the_topic_replaces_each_trajectory_without_a_warning(sim):
+    for index in range(5):
+        sim.publish(trajectory(NAMES, [point(1.0, [0.1 * (index + 1), *HOME[1:]])]))
+        past = 0.1 * index + 0.02
+        sim.ros.spin_until(lambda past=past: sim.positions(NAMES)[0] > past,
+                           timeout_s=30.0, what='the stream to move the arm')
+    sim.wait_at(NAMES, [0.5, *HOME[1:]], AT, 'the arm at the last trajectory of the stream')
+    assert not [m.msg for m in sim.logs if m.level >= 30], 'a replaced trajectory warned'
