@@ -25,7 +25,6 @@ from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.node import Node
-from rclpy.time import Time
 from trajectory_msgs.msg import JointTrajectory
 
 from fabrik_ros.driver.trajectory import (
@@ -452,9 +451,10 @@ class TrajectoryActions:
         stamp = msg.header.stamp
         if stamp.sec == 0 and stamp.nanosec == 0:
             return None
-        clock = self._node.get_clock()
-        ahead = Time.from_msg(stamp, clock_type=clock.clock_type) - clock.now()
-        return self._clock() + ahead.nanoseconds * 1e-9
+        # In integers, not rclpy's Time: that refuses a negative stamp (a goal from outside).
+        ahead_ns = stamp.sec * 1_000_000_000 + stamp.nanosec - self._node.get_clock().now(
+        ).nanoseconds
+        return self._clock() + ahead_ns * 1e-9
 
     def _feedback_msg(self, feedback: TrajectoryFeedback) -> Any:
         msg = FollowJointTrajectory.Feedback()
