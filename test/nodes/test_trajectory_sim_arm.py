@@ -2,14 +2,17 @@
 
 import math
 
+from control_msgs.msg import JointTolerance
 import pytest
+from rclpy.action import GoalResponse
 from rclpy.duration import Duration as RosDuration
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.sim_arm_node import SimArmNode
 from test.nodes.conftest import ARM_CONFIG
-from test.nodes.trajectory_client import goal, point, trajectory, TrajectoryClient
+from test.nodes.trajectory_client import duration, goal, point, trajectory, TrajectoryClient
+from test.reliability.message_fields import mutations
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
 
@@ -186,3 +189,29 @@ def test_a_stream_on_the_topic_replaces_each_trajectory_without_a_warning(sim):
                            timeout_s=30.0, what='the stream to move the arm')
     sim.wait_at(NAMES, [0.5, *HOME[1:]], AT, 'the arm at the last trajectory of the stream')
     assert not [m.msg for m in sim.logs if m.level >= 30], 'a replaced trajectory warned'
+
+
+def test_every_field_extreme_of_a_goal_is_refused_or_taken_and_never_leaves_the_limits(ros,
+                                                                                       arm_args):
+    """Each numeric field of a full goal at each extreme of its type, straight to the callback.
+
+    As test/reliability/test_every_option.py does for the subscriptions: the goal callback
+    answers every one (no exception), and what it accepts stays within the joint limits.
+    """
+    node = ros.add(SimArmNode(context=ros.context, cli_args=[
+        *arm_args, '-p', f'servo_speed_rad_s:={SPEED}']))
+    request = goal(NAMES, [point(0.5, [0.1, 1.4, -0.2, 0.1], [0.1] * 4, [0.0] * 4),
+                           point(1.0, POSE, [0.0] * 4, [0.0] * 4)])
+    request.path_tolerance = [JointTolerance(name='elbow', position=0.1, velocity=0.0,
+                                             acceleration=0.0)]
+    request.goal_tolerance = [JointTolerance(name='wrist', position=0.05, velocity=0.0,
+                                             acceleration=0.0)]
+    request.goal_time_tolerance = duration(0.5)
+    answers = {}
+    for description, mutated in mutations(request):
+        response = node._actions._on_goal(mutated)
+        answers[response] = answers.get(response, 0) + 1
+        if response is GoalResponse.ACCEPT:
+            points = mutated.trajectory.points
+            assert all(ARM.within_limits(list(p.positions)) for p in points), description
+    assert answers.get(GoalResponse.REJECT) and answers.get(GoalResponse.ACCEPT), answers
