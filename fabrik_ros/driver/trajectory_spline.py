@@ -13,7 +13,9 @@ speed of the polynomial (exactly: at the ends and at the real roots of its deriv
 the goal-time checks compare with the joint limits and speed limits.
 """
 
+import bisect
 from dataclasses import dataclass
+from functools import cached_property
 import math
 from typing import Optional
 
@@ -21,6 +23,7 @@ import numpy as np
 
 Array = np.ndarray
 _ORDER = 6                 # coefficients per segment and joint: up to the quintic's t**5
+_POWERS = np.arange(_ORDER, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -50,20 +53,22 @@ class Spline:
 
     def segment(self, at_s: float) -> Optional[int]:
         """Return the segment running at ``at_s`` [s since the start], None before or after."""
-        if not len(self.coefficients) or at_s < self.knots_s[0] or at_s >= self.knots_s[-1]:
+        knots = self._knots
+        if len(knots) < 2 or at_s < knots[0] or at_s >= knots[-1]:
             return None
-        index = int(np.searchsorted(self.knots_s, at_s, side='right')) - 1
-        return min(max(index, 0), len(self.coefficients) - 1)
+        return min(bisect.bisect_right(knots, at_s) - 1, len(knots) - 2)
+
+    @cached_property
+    def _knots(self) -> list[float]:
+        return [float(k) for k in self.knots_s]
 
     def sample(self, at_s: float) -> Array:
         """Return every column's position [rad] at ``at_s`` [s since the start]."""
         index = self.segment(at_s)
         if index is None:
             return self.before if at_s < 0.0 else self.after
-        local = at_s - float(self.knots_s[index])
-        result = np.zeros(self.coefficients.shape[1])
-        for power in range(_ORDER - 1, -1, -1):        # Horner
-            result = result * local + self.coefficients[index, :, power]
+        local = at_s - self._knots[index]
+        result: Array = self.coefficients[index] @ (local ** _POWERS)
         return result
 
     def sample_derivative(self, at_s: float, order: int) -> Array:
