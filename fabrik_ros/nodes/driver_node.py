@@ -40,6 +40,7 @@ from fabrik_ros.nodes.ros_parameters import (
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.timers import create_timer, set_period
+from fabrik_ros.nodes.trajectory_actions import declare_trajectory_parameters, TrajectoryActions
 from fabrik_ros.servo_io import (
     LinkOptions,
     OFFERED_PROTOCOLS,
@@ -124,6 +125,8 @@ class ServoDriverNode(ConfiguredNode):
                                  self._driver.planner, refusal=self._jog_refusal,
                                  go_home=lambda _now: reply_of(self._go_home()).message)
         self._output.start()
+        self._trajectory = TrajectoryActions(self, self._core, self._trajectory_parameters,
+                                             started=self._pace_ticks)
         self._states = self.create_publisher(JointState, 'joint_states', 10)
         self._servo_positions = self.create_publisher(JointState, '~/servo_positions', 10)
         self._states_msg, self._servo_positions_msg = JointStateMessage(), JointStateMessage()
@@ -182,6 +185,7 @@ class ServoDriverNode(ConfiguredNode):
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
         declare_jog_parameters(self)
+        self._trajectory_parameters = declare_trajectory_parameters(self)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Refuse unusable values, naming the rule (ros_parameters checks the choices)."""
@@ -311,6 +315,7 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_control_timer(self) -> None:
         self._core.tick()
+        self._trajectory.poll()
         self._pace_ticks()
 
     def _pace_ticks(self) -> None:
@@ -378,6 +383,7 @@ class ServoDriverNode(ConfiguredNode):
 
     def shutdown(self) -> None:
         """Leave the servos holding, detached or home, as on_shutdown says; close the port."""
+        self._trajectory.shutdown()
         self._core.stop(FinalState(self._parameter('on_shutdown')), sleep=time.sleep)
 
 

@@ -9,6 +9,7 @@ from sensor_msgs.msg import JointState
 from fabrik_ros.driver.aux_axis import aux_axes, COUNT_AUX_SPEED_RAD_S, PULSE_AUX_SPEED_PER_S
 from fabrik_ros.driver.command_intake import CommandIntake
 from fabrik_ros.driver.slew import SlewLimiter
+from fabrik_ros.driver.trajectory import TrajectoryExecutor
 from fabrik_ros.nodes.configured_node import ConfiguredNode
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
@@ -18,6 +19,11 @@ from fabrik_ros.nodes.ros_parameters import (
     refuse_unknown_overrides,
 )
 from fabrik_ros.nodes.spin import spin_until_shutdown
+from fabrik_ros.nodes.trajectory_actions import (
+    declare_trajectory_parameters,
+    ExecutorHost,
+    TrajectoryActions,
+)
 
 
 class SimArmNode(ConfiguredNode):
@@ -44,6 +50,7 @@ class SimArmNode(ConfiguredNode):
                             "servo_driver's aux_max_speed): the fraction of its pulse range "
                             f'(PWM) or rad (bus); 0 = {PULSE_AUX_SPEED_PER_S} per s on PWM, '
                             f'{COUNT_AUX_SPEED_RAD_S} rad/s on a bus', floats=(0.0, 100.0))
+        trajectory = declare_trajectory_parameters(self)
         refuse_unknown_overrides(self)
         self._axes = aux_axes(self._arm.servo_map)
         self._intake = CommandIntake(self._arm.joints, self._axes, clock=time.monotonic)
@@ -59,6 +66,10 @@ class SimArmNode(ConfiguredNode):
         self._publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_timer(1.0 / rate, self._on_timer)
+        self._trajectory = ExecutorHost(TrajectoryExecutor(
+            self._arm.joints, [speed] * self._joint_count, trajectory.settings),
+            lambda: self._positions[:self._joint_count])
+        self._actions = TrajectoryActions(self, self._trajectory, trajectory)
 
     def _on_joint_commands(self, msg: JointState) -> None:
         count = self._joint_count
@@ -69,6 +80,8 @@ class SimArmNode(ConfiguredNode):
             log_line(self.get_logger(), line)
         command = intake.command
         if command is not None:
+            if command.joints:
+                self._trajectory.abort('a joint_commands message took the joints over', hold=False)
             joints = command.joints or self._targets[:count]
             aux = (command.aux.get(axis.name, old)
                    for axis, old in zip(self._axes, self._targets[count:], strict=True))
@@ -78,9 +91,17 @@ class SimArmNode(ConfiguredNode):
         now = self.get_clock().now()
         if self._last_step is not None:
             dt_s = (now - self._last_step).nanoseconds * 1e-9
+            joints = self._trajectory.targets(self._targets[:self._joint_count])
+            self._targets = (*joints, *self._targets[self._joint_count:])
             self._positions = self._slew.step(self._positions, self._targets, dt_s)
+            self._trajectory.update()
+            self._actions.poll()
         self._last_step = now
         self._publisher.publish(joint_state_msg(self._names, self._positions, now.to_msg()))
+
+    def shutdown(self) -> None:
+        """End a trajectory goal that still runs, sending its result (called on shutdown)."""
+        self._actions.shutdown()
 
 
 def main(args=None) -> None:

@@ -11,11 +11,13 @@ and no pulse may leave the servo calibration.
 import itertools
 import math
 
+from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PointStamped, PoseStamped
 from nav_msgs.msg import Path
 import pytest
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes.ik_node import FabrikIkNode
@@ -41,6 +43,11 @@ def _baseline(msg_type, arm):
         zeros = [0.0] * len(arm.joint_names)
         return JointState(name=list(arm.joint_names), position=list(arm.home),
                           velocity=zeros, effort=list(zeros))
+    if msg_type is JointTrajectory:       # a trajectory that stays home for a second
+        zeros = [0.0] * len(arm.joint_names)
+        return JointTrajectory(joint_names=list(arm.joint_names), points=[JointTrajectoryPoint(
+            positions=list(arm.home), velocities=zeros, accelerations=list(zeros),
+            time_from_start=Duration(sec=1))])
     pose = PoseStamped()
     pose.header.frame_id = arm.base_frame
     pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = REACHABLE
