@@ -122,11 +122,14 @@ class TrajectoryExecutor:
     :param settings: the default tolerances, and whether partial goals are allowed
     :param aux_names: the arm's auxiliary servos, named in refusals (driven by the gripper
         action instead)
+    :param speed_parameter: the host's parameter holding the speed limits, named in refusals
     """
 
     def __init__(self, joints: Sequence[Joint], speeds_rad_s: Sequence[float],
-                 settings: TrajectorySettings, *, aux_names: Sequence[str] = ()) -> None:
-        self._checker = GoalChecker(joints, speeds_rad_s, settings, aux_names=aux_names)
+                 settings: TrajectorySettings, *, aux_names: Sequence[str] = (),
+                 speed_parameter: str = 'max_speed_rad_s') -> None:
+        self._checker = GoalChecker(joints, speeds_rad_s, settings, aux_names=aux_names,
+                                    speed_parameter=speed_parameter)
         self._running: Optional[_Running] = None
         self._hold: Optional[Pose] = None
         self._actual: Optional[Pose] = None

@@ -76,11 +76,14 @@ class GoalChecker:
     :param speeds_rad_s: the fastest each joint may move [rad/s], joint order
     :param settings: the default tolerances and whether partial goals are allowed
     :param aux_names: the arm's auxiliary servos (a gripper), named in refusals
+    :param speed_parameter: the host's parameter holding the speed limits, named in refusals
     """
 
     def __init__(self, joints: Sequence[Joint], speeds_rad_s: Sequence[float],
-                 settings: TrajectorySettings, *, aux_names: Sequence[str] = ()) -> None:
+                 settings: TrajectorySettings, *, aux_names: Sequence[str] = (),
+                 speed_parameter: str = 'max_speed_rad_s') -> None:
         self.joints = tuple(joints)
+        self.speed_parameter = speed_parameter
         self.names = tuple(joint.name for joint in self.joints)
         self.speeds_rad_s = tuple(float(s) for s in speeds_rad_s)
         self.settings = settings
@@ -332,7 +335,8 @@ class GoalChecker:
                 return Refusal(Outcome.INVALID_GOAL, f'{self.names[index]} would need '
                                f'{speeds[segment]:.3f} rad/s at {at_s:.3f} s '
                                f'({_between(spline, segment)}); its limit is {limit:.3f} '
-                               'rad/s (max_speed_rad_s): time the trajectory with that limit')
+                               f'rad/s ({self.speed_parameter}): time the trajectory with that '
+                               'limit')
         return None
 
     def _check_column(self, spline: Spline, low: Array, low_s: Array, high: Array,

@@ -67,7 +67,9 @@ class SimArmNode(ConfiguredNode):
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_timer(1.0 / rate, self._on_timer)
         self._trajectory = ExecutorHost(TrajectoryExecutor(
-            self._arm.joints, [speed] * self._joint_count, trajectory.settings),
+            self._arm.joints, [speed] * self._joint_count, trajectory.settings,
+            aux_names=tuple(axis.name for axis in self._axes),
+            speed_parameter='servo_speed_rad_s'),
             lambda: self._positions[:self._joint_count])
         self._actions = TrajectoryActions(self, self._trajectory, trajectory)
 

@@ -367,7 +367,7 @@ class TrajectoryActions:
         elif end.ending is Ending.ABORTED:
             self._log.warning(f'{what} aborted ({end.code.name}): {reason}')
         else:
-            self._log.info(f'{what} canceled: {reason}')
+            self._log.info(f'{what}: {reason}')
 
     def shutdown(self) -> None:
         """End every goal that still runs (aborted: the node stops) and send its result.

@@ -96,6 +96,12 @@ def test_a_goal_that_cannot_be_followed_is_refused_with_a_warning(sim, case):
     assert sim.wait_still(NAMES) == pytest.approx(HOME), 'a refused goal moved the arm'
 
 
+def test_a_goal_too_fast_for_the_sim_names_its_speed_parameter(sim):
+    assert not sim.send(goal(NAMES, [point(0.1, [1.5, *HOME[1:]])])).accepted
+    sim.ros.spin_until(lambda: sim.warnings(f'its limit is {SPEED:.3f} rad/s (servo_speed_rad_s)'),
+                       timeout_s=30.0, what=lambda: [m.msg for m in sim.logs])
+
+
 def test_a_goal_whose_stamp_ends_in_the_past_is_refused(sim):
     request = _away(0.3, 1.0)
     request.trajectory.header.stamp = _future_stamp(sim, -10.0)
