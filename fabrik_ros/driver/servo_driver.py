@@ -424,8 +424,13 @@ class ServoDriver:
             executor.update(now, actual, measured)
         # The board gets there one step from now, as the JTC commands its next sample.
         desired = executor.desired(now + self._step_s)
-        if desired is not None:
-            self._command_joints(desired)
+        if desired is None:
+            return
+        if not all(math.isfinite(p) for p in desired):
+            # The goal check refuses a curve that is not finite; never send one regardless.
+            self._abort_trajectory(f'the trajectory sampled {desired!r}: not finite')
+            return
+        self._command_joints(desired)
 
     def _command_joints(self, positions: Sequence[float]) -> None:
         """Make the joints' target ``positions`` (within the limits), the aux servos' kept."""

@@ -41,6 +41,9 @@ from fabrik_ros.kinematics import Joint
 _ZERO_VELOCITY = float(np.finfo(np.float32).eps)
 _LIMIT_SLACK_RAD = 1e-9                 # rounding of a point placed on a limit
 _SPEED_SLACK = 1e-6                     # relative: rounding of a trajectory timed at the limit
+_TOO_LARGE = ('the curve between the points cannot be computed (velocities or accelerations far '
+              'too large for the times between the points): give velocities and accelerations '
+              'the joints can follow')
 
 
 @dataclass(frozen=True)
@@ -309,18 +312,26 @@ class GoalChecker:
 
     def _check_curves(self, checked: CheckedGoal, start: Optional[Array],
                       now_s: float) -> Optional[Refusal]:
+        # Finite numbers can still overflow the polynomials (an acceleration of 1e308, a
+        # nanosecond between points): such a curve is refused below, never followed.
         spline = build_spline(start, checked.times_s, checked.positions, checked.velocities,
                               checked.accelerations)
+        if not np.all(np.isfinite(spline.coefficients)):
+            return Refusal(Outcome.INVALID_GOAL, _TOO_LARGE)
         jumped = None if start is None else self._check_jump(checked, spline, start, now_s)
         if jumped is not None:
             return jumped
         if not len(spline.coefficients):
             return None
         joints = [self.joints[i] for i in checked.columns]
-        found = peaks(spline, within=(
-            np.array([j.min_rad - _LIMIT_SLACK_RAD for j in joints]),
-            np.array([j.max_rad + _LIMIT_SLACK_RAD for j in joints]),
-            np.array([self.speeds_rad_s[i] for i in checked.columns])))
+        with np.errstate(all='ignore'):
+            found = peaks(spline, within=(
+                np.array([j.min_rad - _LIMIT_SLACK_RAD for j in joints]),
+                np.array([j.max_rad + _LIMIT_SLACK_RAD for j in joints]),
+                np.array([self.speeds_rad_s[i] for i in checked.columns])))
+        if not all(np.all(np.isfinite(values)) for values in (found.low, found.high,
+                                                              found.speed)):
+            return Refusal(Outcome.INVALID_GOAL, _TOO_LARGE)
         for column, index in enumerate(checked.columns):
             refusal = self._check_column(spline, found.low[:, column], found.low_s[:, column],
                                          found.high[:, column], found.high_s[:, column], index)

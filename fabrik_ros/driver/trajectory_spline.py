@@ -115,7 +115,10 @@ def build_spline(start: Optional[Array], times_s: Array, positions: Array,
         acc = np.concatenate((np.where(np.isnan(acc[:1]), np.nan, zero), acc))
         towards = np.arange(0, count)
     durations = np.diff(knots)
-    coefficients = _coefficients(pos, vel, acc, durations)
+    # Numbers a goal may hold can overflow here (unused branches of np.where too): the goal
+    # checker refuses any spline that is not finite, so no warning need reach the log.
+    with np.errstate(all='ignore'):
+        coefficients = _coefficients(pos, vel, acc, durations)
     before = positions[0] if start is None else start
     return Spline(knots, coefficients, before.copy(), positions[-1].copy(), towards, count)
 

@@ -600,3 +600,17 @@ def test_a_trajectory_is_refused_while_the_arm_cannot_follow_it():
     assert rig.driver.check_trajectory(goal).message.startswith('servos detached')
     rig.driver.enable(True)
     assert rig.driver.check_trajectory(goal).message.startswith('servos attaching')
+
+
+def test_a_sample_that_is_not_finite_is_never_sent_and_ends_the_goal(monkeypatch):
+    # The goal check refuses such curves; this is the driver's own guard behind it.
+    rig = TrajectoryRig()
+    assert rig.driver.start_trajectory('a', rig.goal(*FAST)) is None
+    rig.run(0.2)
+    before = len(rig.output.sent)
+    executor = rig.driver._trajectory
+    monkeypatch.setattr(executor, 'desired', lambda _now: (math.nan, *HOME[1:]))
+    (end,) = rig.run(1.0)
+    assert (end.ending, end.code) == (Ending.ABORTED, Outcome.INVALID_GOAL)
+    assert 'not finite' in end.message
+    assert all(math.isfinite(u) for _, units, _ in rig.output.sent[before:] for u in units)

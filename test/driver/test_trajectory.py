@@ -4,6 +4,7 @@ import math
 from pathlib import Path
 import subprocess
 import sys
+import warnings
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -408,3 +409,43 @@ def test_a_start_just_past_is_sampled_from_where_it_is_now():
     goal = _goal(P(1.0, _moved(0.3)), start_s=9.9)
     assert executor.start('a', goal, now_s=10.0, current=HOME) is None
     assert executor.desired(10.0) == pytest.approx(_moved(0.03))
+
+
+# -- numbers too large to follow ----------------------------------------------------------
+
+def test_an_acceleration_that_overflows_the_curve_is_refused_not_followed():
+    zero = (0.0,) * len(NAMES)
+    huge = (1e308, *zero[1:])
+    goal = _goal(P(1.0, HOME, zero, huge), P(2.0, HOME, zero, zero))
+    refusal = _refusal(goal)
+    assert refusal.code is Outcome.INVALID_GOAL
+    assert 'cannot be computed' in refusal.message
+
+
+_EXTREME = st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                     st.sampled_from([0.0, 1e-300, 1e300, -1e308, 1e308]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(times=st.lists(st.floats(min_value=1e-9, max_value=1e6), min_size=1, max_size=4,
+                      unique=True),
+       velocity=_EXTREME, acceleration=_EXTREME, offset=_EXTREME)
+def test_whatever_numbers_a_goal_holds_an_accepted_one_is_sampled_within_the_limits(
+        times, velocity, acceleration, offset):
+    times = sorted(times)
+    zero = (0.0,) * len(NAMES)
+    points = [P(t, _moved(0.0), (velocity, *zero[1:]), (acceleration, *zero[1:]))
+              for t in times[:-1]]
+    points.append(P(times[-1], _moved(offset, NAMES[0]) if abs(offset) < 1.0 else HOME, zero,
+                    zero))
+    executor = _executor()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')      # no overflow warning on the way to an answer
+        refused = executor.start('g', _goal(*points), now_s=0.0, current=HOME)
+    if refused is not None:
+        return
+    for t in np.linspace(0.0, times[-1] + 0.1, 50):
+        pose = executor.desired(float(t))
+        assert pose is not None and all(math.isfinite(p) for p in pose), (t, pose)
+        assert all(j.min_rad - 1e-9 <= p <= j.max_rad + 1e-9
+                   for j, p in zip(ARM.joints, pose, strict=True)), pose
