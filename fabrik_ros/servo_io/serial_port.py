@@ -77,6 +77,8 @@ class SerialPort:
             return bytes(self._port.read(1))
         except serial.SerialException as error:
             raise LinkLost(f'{self.path}: read failed (unplugged?): {error}') from error
+        except LinkLost:
+            raise               # says the path and the cause already (an OSError too)
         except OSError as error:
             raise LinkLost(f'{self.path}: read failed: {error}') from error
 

@@ -48,7 +48,9 @@ def test_read_after_the_other_end_vanished_raises_link_lost(pty_pair):
             port.read(0.05, threading.Event())
     finally:
         port.close()
-    assert f'{path}: read failed' in str(raised.value)
+    message = str(raised.value)
+    assert message.startswith(f'{path}: read failed'), message
+    assert message.count('read failed') == 1 and message.count(path) == 1, message
 
 
 @pytest.mark.timeout(10)
