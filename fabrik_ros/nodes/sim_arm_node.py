@@ -10,6 +10,7 @@ from fabrik_ros.driver.aux_axis import aux_axes, COUNT_AUX_SPEED_RAD_S, PULSE_AU
 from fabrik_ros.driver.command_intake import CommandIntake
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.nodes.configured_node import ConfiguredNode
+from fabrik_ros.nodes.gripper_actions import declare_gripper_parameters, sim_arm_gripper_actions
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -44,6 +45,7 @@ class SimArmNode(ConfiguredNode):
                             "servo_driver's aux_max_speed): the fraction of its pulse range "
                             f'(PWM) or rad (bus); 0 = {PULSE_AUX_SPEED_PER_S} per s on PWM, '
                             f'{COUNT_AUX_SPEED_RAD_S} rad/s on a bus', floats=(0.0, 100.0))
+        gripper = declare_gripper_parameters(self)
         refuse_unknown_overrides(self)
         self._axes = aux_axes(self._arm.servo_map)
         self._intake = CommandIntake(self._arm.joints, self._axes, clock=time.monotonic)
@@ -59,6 +61,18 @@ class SimArmNode(ConfiguredNode):
         self._publisher = self.create_publisher(JointState, 'joint_states', 10)
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_timer(1.0 / rate, self._on_timer)
+        self._speeds = self._slew.speeds_rad_s
+        self._gripper = sim_arm_gripper_actions(
+            self, self._arm, gripper, read=lambda i: (self._targets[i], self._positions[i]),
+            command=self._command_servo, set_speed=self._slow_servo)
+
+    def _command_servo(self, index: int, position: float) -> None:
+        self._targets = (*self._targets[:index], position, *self._targets[index + 1:])
+
+    def _slow_servo(self, index: int, speed: Optional[float]) -> None:
+        usual = self._speeds[index]
+        self._slew = SlewLimiter((*self._speeds[:index], min(speed or usual, usual),
+                                  *self._speeds[index + 1:]))
 
     def _on_joint_commands(self, msg: JointState) -> None:
         count = self._joint_count
