@@ -247,10 +247,21 @@ def test_a_detached_driver_aborts_the_goal_and_refuses_new_ones(bus):
 @pytest.mark.parametrize('goal, parallel', [
     (gripper_goal(2.0), False), (gripper_goal(math.nan), False),
     (parallel_goal(0.5, name='wrist_roll'), True), (parallel_goal(-1.0), True),
-], ids=['beyond-range', 'nan', 'other-joint', 'parallel-beyond-range'])
+    (parallel_goal(0.5, velocity=math.nan), True), (parallel_goal(0.5, effort=-math.inf), True),
+    (gripper_goal(0.5, max_effort=math.inf), False),
+], ids=['beyond-range', 'nan', 'other-joint', 'parallel-beyond-range', 'nan-velocity',
+        'infinite-effort', 'infinite-max-effort'])
 def test_a_goal_outside_the_range_or_for_another_joint_is_refused(bus, goal, parallel):
     rig = bus()
     assert not rig.client.send(goal, parallel=parallel).accepted
+    assert rig.torque_limit() == 1000
+
+
+def test_a_parallel_goal_with_two_positions_is_refused(bus):
+    rig = bus()
+    goal = parallel_goal(0.5)
+    goal.command.position = [0.5, 0.6]
+    assert not rig.client.send(goal, parallel=True).accepted
     assert rig.torque_limit() == 1000
 
 
