@@ -125,10 +125,12 @@ class GripperDrive:
         position, measured_at = self._where(now)
         planner = self._driver.planner
         sent = planner.sent if planner.sent is not None else planner.target
+        # The load is only said in a goal's feedback and result: not read otherwise.
+        running = self.gripper.active_goal is not None
+        effort = self._output.effort(self._index, now) if running else None
         self.gripper.update(now, commanded=planner.target[self._index], sent=sent[self._index],
                             position=position, measured=measured_at is not None,
-                            effort=self._output.effort(self._index, now),
-                            measured_at_s=measured_at)
+                            effort=effort, measured_at_s=measured_at)
         self._apply()
 
     def feedback(self) -> Optional[tuple[Hashable, GripperState]]:
