@@ -124,16 +124,6 @@ def effort_fraction(max_effort: float) -> Optional[float]:
     return float(max_effort)
 
 
-def torque_limit_value(fraction: Optional[float], full: int) -> int:
-    """Return the register value of a torque limit, ``full`` being the full torque's.
-
-    >>> torque_limit_value(0.3, 1000), torque_limit_value(None, 885), torque_limit_value(0.3, 885)
-    (300, 885, 266)
-    """
-    share = 1.0 if fraction is None else min(max(fraction, 0.0), 1.0)
-    return min(max(round(share * full), 0), full)
-
-
 @dataclass
 class _Running:
     goal_id: Hashable

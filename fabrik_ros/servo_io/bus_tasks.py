@@ -84,11 +84,9 @@ class ServoTasks:
 
     def limit_value(self, servo: ServoRecord) -> Optional[int]:
         """Return the register value of the servo's wished torque limit (None: no wish)."""
-        fraction = self.limit_want.get(servo.id)
-        table = servo.table
-        if fraction is None or table.torque_limit is None:
+        if servo.id not in self.limit_want or servo.table.torque_limit is None:
             return None
-        return min(max(round(fraction * table.torque_limit_full), 0), table.torque_limit_full)
+        return servo.table.torque_limit_value(self.limit_want[servo.id])
 
     def _limit_if_due(self, servo: ServoRecord) -> None:
         value = self.limit_value(servo)

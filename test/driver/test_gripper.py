@@ -14,7 +14,6 @@ from fabrik_ros.driver.gripper import (
     Gripper,
     GripperGoal,
     GripperSettings,
-    torque_limit_value,
 )
 
 SETTINGS = GripperSettings(goal_tolerance=0.02, stall_time_s=0.5, holding_effort=0.3)
@@ -197,22 +196,10 @@ def test_the_stalled_limit_is_the_holding_effort_never_above_the_goals(max_effor
     assert j.gripper.torque_limit == min(holding, 1.0 if goal_limit is None else goal_limit)
 
 
-@given(st.one_of(st.none(), st.floats(-1.0, 2.0)), st.integers(1, 4096))
-def test_a_torque_limit_value_stays_within_the_register_and_grows_with_the_fraction(
-        fraction, full):
-    value = torque_limit_value(fraction, full)
-    assert 0 <= value <= full
-    if fraction is None or fraction >= 1.0:
-        assert value == full
-    else:
-        assert value == round(max(fraction, 0.0) * full)
-
-
 def test_effort_fractions_are_the_share_of_full_torque():
     assert effort_fraction(0.0) is None and effort_fraction(-1.0) is None
     assert effort_fraction(0.25) == 0.25
     assert effort_fraction(1.0) is None and effort_fraction(40.0) is None
-    assert torque_limit_value(0.3, 1000) == 300 and torque_limit_value(0.3, 885) == 266
 
 
 @pytest.mark.parametrize('goal, words', [

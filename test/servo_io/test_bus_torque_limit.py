@@ -8,13 +8,15 @@ back by the maker's own SDK (scservo_sdk) after BusLink wrote it.
 from dataclasses import replace
 import math
 
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 import scservo_sdk as scs
 
 from fabrik_ros.servo_io import Protocol
 from fabrik_ros.servo_io.bus_line import BUS_OPTIONS
 from fabrik_ros.servo_io.bus_link import BusLink
-from fabrik_ros.servo_io.protocols.control_tables import STS3215
+from fabrik_ros.servo_io.protocols.control_tables import AX12, STS3215, TABLES, XL430_W250
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
 from test.polling import poll
 from test.servo_io.bus_wire import BusWire, IDS
@@ -148,3 +150,23 @@ def test_scservo_sdk_reads_the_torque_limit_bus_link_wrote(sim_board, monkeypatc
     finally:
         port.closePort()
     assert (value, result, error) == (300, scs.COMM_SUCCESS, 0)
+
+
+@given(st.one_of(st.none(), st.floats(-1.0, 2.0)), st.sampled_from(sorted(TABLES)))
+def test_a_torque_limit_value_stays_within_the_register_and_grows_with_the_fraction(
+        fraction, model):
+    table = TABLES[model]
+    full = table.torque_limit_full
+    value = table.torque_limit_value(fraction)
+    assert 0 <= value <= full
+    assert table.torque_limit is not None and table.torque_limit.value_range[1] >= full
+    if fraction is None or fraction >= 1.0:
+        assert value == full
+    else:
+        assert value == round(max(fraction, 0.0) * full)
+
+
+def test_a_fraction_of_each_models_full_torque_is_its_register_value():
+    assert STS3215.torque_limit_value(0.3) == 300           # 0.1 % steps
+    assert XL430_W250.torque_limit_value(0.3) == 266        # of Goal_PWM 885
+    assert AX12.torque_limit_value(0.5) == 512              # of 1023

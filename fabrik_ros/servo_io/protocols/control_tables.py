@@ -198,6 +198,20 @@ class ControlTable:
         object.__setattr__(self, '_registers', ordered)
         object.__setattr__(self, '_by_name', {register.name: register for register in ordered})
 
+    def torque_limit_value(self, fraction: Optional[float]) -> int:
+        """Return the torque-limit register value of ``fraction`` of the full torque.
+
+        None is the full torque; the fraction is clamped into [0, 1].
+
+        >>> STS3215.torque_limit_value(0.3), XL430_W250.torque_limit_value(0.3)
+        (300, 266)
+        >>> STS3215.torque_limit_value(None), STS3215.torque_limit_value(1.7)
+        (1000, 1000)
+        """
+        full = self.torque_limit_full
+        share = 1.0 if fraction is None else min(max(fraction, 0.0), 1.0)
+        return min(max(round(share * full), 0), full)
+
     def registers(self) -> tuple[Register, ...]:
         """Return every register of the table (for simulated memories and checks)."""
         return self._registers
