@@ -18,12 +18,14 @@ gripper_action_controller and parallel_gripper_controller, decided for hobby ser
 - **stalled**: the servo stopped short of its target: it moved less than ``stall_motion``
   for ``stall_time_s`` while further than the tolerance from the position last sent to it
   (the driver sends a target step by step at the speed limit: a servo still waiting for
-  its steps is not stalled). The gripper is holding
-  something. The goal ends: succeeded with stalled true (``allow_stalling``, the default: a
-  gripper that grasps did what was asked), else aborted. Only measured positions can stall.
+  its steps is not stalled), the time counted between its measurements (reports that pause
+  make no stall). The gripper is holding something. The goal ends: succeeded with stalled
+  true (``allow_stalling``, the default: a gripper that grasps did what was asked), else
+  aborted. Only measured positions can stall.
 - A new goal replaces the running one (which ends aborted, 'replaced by a newer goal'); a
-  cancel holds the gripper where it stands; a detached driver or a lost board aborts it; a
-  joint_commands message that moves the gripper elsewhere aborts it too.
+  cancel holds the gripper where it stands (as last measured); a detached driver or a lost
+  board aborts it (the host says why, :meth:`Gripper.abort`); a joint_commands message that
+  moves the gripper elsewhere aborts it too.
 
 Stall protection runs whatever commanded the gripper (a goal or joint_commands): once the
 servo stalls, its torque limit drops to ``holding_effort`` (never above the goal's own
