@@ -65,6 +65,8 @@ def _yaml_value(value: Any) -> str:
     """Return ``value`` as it is written in a params file."""
     if isinstance(value, bool):
         return 'true' if value else 'false'
+    if value == '':
+        return "''"             # nothing after the colon would be null, not a string
     if isinstance(value, (list, tuple)):
         return f'[{", ".join(_yaml_value(item) for item in value)}]'
     return str(value)

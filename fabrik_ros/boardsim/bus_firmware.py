@@ -100,6 +100,16 @@ class BusFirmware(SimFirmware):
         with self.lock:
             self.servo(servo_id).move_by_hand(count, now_s)
 
+    def place_object(self, servo_id: int, count: float, now_s: float) -> None:
+        """Put an object in ``servo_id``'s way at ``count`` (see :meth:`BusServo.place_object`)."""
+        with self.lock:
+            self.servo(servo_id).place_object(count, now_s)
+
+    def remove_object(self, servo_id: int, now_s: float) -> None:
+        """Take the object out of ``servo_id``'s way."""
+        with self.lock:
+            self.servo(servo_id).remove_object(now_s)
+
     def power_cycle_servos(self, now_s: float) -> None:
         """Switch the servo supply off and on (see :meth:`BusServo.power_cycle`)."""
         with self.lock:

@@ -26,6 +26,11 @@ What it models, and where the numbers come from:
 - **EEPROM** (limits, homing offset, id) survives :meth:`BusServo.power_cycle`; with a Feetech
   lock flag of 1 a write takes effect but is not kept at power-off (Feetech's memory table:
   "0 = save EEPROM changes, 1 = don't save").
+- **An object in the way** (:meth:`BusServo.place_object`): the shaft stops where it meets
+  it (a gripper closing on something) and pushes: its load reads the torque-limit register
+  (``ControlTable.torque_limit``: STS3215 ``Torque_Limit``, Dynamixel X ``Goal_PWM``) as a
+  share of its full torque, signed the way it pushes, for as long as its goal lies beyond the
+  object. Moving away is free. :meth:`BusServo.remove_object` takes it out of the way.
 - **Readings** the test sets: temperature, voltage, load; **error bits** on demand
   (:attr:`BusServo.error_bits`, reported by the bus in every status and in the hardware error
   register); a servo that goes **silent** (:attr:`BusServo.silent`: it neither hears nor
@@ -43,6 +48,22 @@ from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register,
 # STS3215 no-load speed 45 rpm (0.22 s / 60 deg at 12 V, measured ~46 rpm in TheRobotStudio
 # SO-ARM100 issue 134): 45 x 4096 / 60 ~ 3070 counts/s.
 DEFAULT_MAX_SPEED_COUNTS_PER_S = 3000.0
+
+
+@dataclass(frozen=True)
+class HeldObject:
+    """Something in the shaft's way at ``position`` [counts, the servo's frame].
+
+    ``side`` is +1 when the object lies above ``position`` (it stops a shaft moving up), -1
+    when below.
+    """
+
+    position: float
+    side: int
+
+    def stops(self, target: float) -> bool:
+        """Return True if a move to ``target`` runs into the object."""
+        return (target - self.position) * self.side > 0
 
 
 @dataclass(frozen=True)
@@ -83,6 +104,8 @@ class BusServo:
         self.temperature_c = 25.0
         self.voltage_v = 12.0
         self.load = 0                       # Present_Load while torque is on [register units]
+        self.held: Optional[HeldObject] = None
+        self._pushing = False               # the goal lies beyond the held object
         self._memory = bytearray(table.memory_size)
         self._fill_power_up()
         self._saved = bytearray(self._memory)        # EEPROM as kept at power-off
@@ -152,6 +175,41 @@ class BusServo:
         if self.torque:
             self._drive(now_s)
 
+    def place_object(self, count: float, now_s: float) -> None:
+        """Put an object in the shaft's way at ``count`` (the position the servo reports).
+
+        The object lies on the side of ``count`` away from where the shaft stands now; a
+        shaft driving toward it stops there and pushes.
+
+        :raises ValueError: if the shaft stands at ``count`` (the object has no side then)
+        """
+        here = self.present(now_s)
+        if count == here:
+            raise ValueError(f'object at {count!r}: the shaft stands there, put it on a side')
+        self.held = HeldObject(float(count), 1 if count > here else -1)
+        if self.torque:
+            self._drive(now_s)
+
+    def remove_object(self, now_s: float) -> None:
+        """Take the object out of the way; a servo pushing on it goes on to its goal."""
+        self.held = None
+        self._pushing = False
+        if self.torque:
+            self._drive(now_s)
+
+    def pushing(self, now_s: float) -> bool:
+        """Return True while the shaft stands against the object, its goal beyond it."""
+        held = self.held
+        return (self.torque and self._pushing and held is not None
+                and self.present(now_s) == held.position)
+
+    def torque_limit_share(self) -> float:
+        """Return the torque-limit register as a share of the full torque (1.0 without one)."""
+        register = self.table.torque_limit
+        if register is None or not self.table.torque_limit_full:
+            return 1.0
+        return min(abs(self._get(register)) / self.table.torque_limit_full, 1.0)
+
     # -- the bus's access to memory -------------------------------------------------------------
 
     def read(self, address: int, size: int, now_s: float) -> bytes:
@@ -216,7 +274,12 @@ class BusServo:
         speed = (abs(self._get(self.table.goal_speed)) * self.table.speed_unit_counts_per_s
                  or self.max_speed_counts_per_s)
         rate = min(float(speed), self.max_speed_counts_per_s)
-        self._motion = _Motion(here, self.goal_target(), now_s, rate)
+        target = self.goal_target()
+        held = self.held
+        self._pushing = held is not None and held.stops(target)
+        if held is not None and self._pushing:
+            target = held.position
+        self._motion = _Motion(here, target, now_s, rate)
 
     def _clamped(self, goal: int) -> int:
         low, high = self.limits
@@ -242,13 +305,23 @@ class BusServo:
             speed = -speed
         self._put(table.present_position, round(present) % (table.position_max + 1))
         self._put_clipped(table.present_speed, speed)
-        self._put_clipped(table.present_load, self.load if self.torque else 0)
+        self._put_clipped(table.present_load, self._load(now_s))
         self._put_clipped(table.present_voltage, round(self.voltage_v / table.voltage_unit_v))
         self._put_clipped(table.present_temperature, round(self.temperature_c))
         if table.moving is not None:
             self._put(table.moving, int(moving))
         if table.hardware_error_status is not None:
             self._put_clipped(table.hardware_error_status, self.error_bits)
+
+    def _load(self, now_s: float) -> int:
+        """Return Present_Load: the set ``load``, or the torque limit while pushing."""
+        if not self.torque:
+            return 0
+        held = self.held
+        if held is None or not self.pushing(now_s):
+            return self.load
+        percent = 100.0 * self.torque_limit_share()
+        return held.side * round(percent / self.table.load_unit_percent)
 
     def _read_only(self, register: Register) -> bool:
         table = self.table

@@ -75,12 +75,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--corrupt-rate', type=float, default=0.0,
                         help='probability of a bit flip per byte (default: 0)')
     parser.add_argument('--seed', type=int, default=0, help='corruption RNG seed')
+    parser.add_argument('--object', action='append', default=[], type=_held_object,
+                        metavar='ID:COUNT',
+                        help="a bus only: an object in servo ID's way at position COUNT (as the "
+                             'servo reports it, ~/servo_positions shows them): the shaft stops '
+                             'there and pushes at its torque limit, as a gripper closing on '
+                             'something; may be given more than once')
     parser.add_argument('--linger-s', type=float, default=1.0,
                         help='after a stop signal, keep answering until the line has been '
                              'quiet this long (default: 1.0)')
     parser.add_argument('--linger-max-s', type=float, default=5.0,
                         help='... but no longer than this after the signal (default: 5.0)')
     return parser
+
+
+def _held_object(text: str) -> tuple[int, float]:
+    """Return ``(servo id, count)`` of ``--object ID:COUNT``."""
+    servo_id, _, count = text.partition(':')
+    try:
+        return int(servo_id), float(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r}: must be ID:COUNT, e.g. 6:2300') from None
 
 
 def main(args: Optional[Sequence[str]] = None) -> int:
@@ -97,6 +112,13 @@ def main(args: Optional[Sequence[str]] = None) -> int:
     if options.board == 'simavr' and options.channels != simavr_board.CHANNELS:
         parser.error(f'--channels {options.channels}: --board simavr runs the Uno firmware, '
                      f'which has {simavr_board.CHANNELS} channels')
+    if options.object and not Protocol(options.protocol).is_bus:
+        parser.error(f'--object: --protocol {options.protocol} drives PWM servos, which '
+                     'report no position to stop at; objects need a bus (feetech, dynamixel)')
+    for servo_id, _ in options.object:
+        if not 1 <= servo_id <= options.channels:
+            parser.error(f'--object {servo_id}:...: no servo with id {servo_id} (ids 1..'
+                         f'{options.channels})')
     stop = StopRequest()
     stop.install()
     try:
@@ -153,11 +175,20 @@ class _PythonBoard:
                               speed_us_per_s=options.speed_us_per_s or None,
                               boot_delay_s=options.boot_delay_s,
                               corrupt_rate=options.corrupt_rate, seed=options.seed)
+        self.options = options
         self.path = ''
 
     def __enter__(self) -> '_PythonBoard':
         self.board.start()
         self.path = self.board.path
+        firmware = self.board.firmware
+        for servo_id, count in self.options.object:
+            assert isinstance(firmware, BusFirmware)    # main refuses objects off a bus
+            try:
+                firmware.place_object(servo_id, count, time.monotonic())
+            except ValueError as error:
+                self.board.stop()
+                raise SetupError(f'--object {servo_id}:{count:g}: {error}') from None
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -54,6 +54,10 @@ VOLTAGE_SAG_WARN = 0.15
 # read by tens of ms. 0.3 s covers both, and is what the PWM boards' default feedback allows
 # (three polls at 10 Hz), so both kinds of servo behave alike.
 REPORT_STALE_S = 0.3
+# Loads come with the telemetry, one servo at a time, round robin (5 reads a second over all
+# servos and blocks): on a 6-servo arm a servo's load is a few seconds old at most. Older
+# than this it is no longer said.
+EFFORT_STALE_S = 5.0
 
 
 def bus_options(baud: int = 0, poll_hz: Optional[float] = None) -> LinkOptions:
@@ -156,6 +160,27 @@ class BusOutput(LinkOutput[BusLink]):
     def attach(self, on: bool) -> None:
         """Turn every servo's torque on, holding where it stands, or off (limp)."""
         self.link.torque(on)
+
+    def torque_limit(self, servo: int, fraction: Optional[float]) -> bool:
+        """Cap servo ``servo`` (servo order) at ``fraction`` of its full torque (None: full).
+
+        See :meth:`BusLink.torque_limit`; every supported model has the register.
+        """
+        self.link.torque_limit(self._ids[servo], fraction)
+        return True
+
+    def effort(self, servo: int, now_s: float) -> Optional[float]:
+        """Return the servo's latest load as a signed fraction of its full torque, if recent.
+
+        The load register as the servo reports it (STS3215 and XL430: 0.1 % of the maximum
+        torque; XM430: its current as a share of the current limit), read with the telemetry.
+        """
+        condition = self.link.health().get(self._ids[servo])
+        if (condition is None or condition.load_percent is None or condition.stamp_s is None
+                or now_s - condition.stamp_s > EFFORT_STALE_S
+                or condition.stamp_s < self._connected_at):
+            return None
+        return condition.load_percent / 100.0
 
     def report(self, now_s: float) -> Optional[ServoReport]:
         """Return the counts the servos reported since the link connected, if current.

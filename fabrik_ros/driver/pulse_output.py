@@ -76,6 +76,14 @@ class PulseOutput(LinkOutput[ServoLink]):
         units = tuple(_as_float(positions.pulses_us[c]) for c in self._addresses)
         return ServoReport(units, positions.resolution_us, positions.stamp_s)
 
+    def torque_limit(self, servo: int, fraction: Optional[float]) -> bool:
+        """Return False: a PWM servo has no torque limit to set."""
+        return False
+
+    def effort(self, servo: int, now_s: float) -> Optional[float]:
+        """Return None: a PWM servo reports no load."""
+        return None
+
     def release(self, *, detach: bool) -> None:
         """Stop the pulses (``detach``), else switch the board's watchdog off so it holds."""
         if detach:

@@ -126,6 +126,7 @@ class ServoDriver:
         self._joint_count = len(arm.joints)
         self._joint_speeds = tuple(float(s) for s in speeds_rad_s)
         self._aux_speed = float(aux_speed)
+        self._aux_speed_of: dict[str, float] = {}   # a gripper goal's own speed, by servo
         home = (*map(float, arm.home), *(axis.home for axis in self._axes))
         self.planner = MotionPlanner(SlewLimiter(self._speeds()), home,
                                      home_move_s=home_move_s, step_s=step_s)
@@ -183,10 +184,20 @@ class ServoDriver:
         self._aux_speed = float(aux_speed)
         self.planner.set_speeds(self._speeds())
 
+    def set_aux_speed_of(self, name: str, speed: Optional[float]) -> None:
+        """Lower one auxiliary servo's speed limit to ``speed`` [unit/s]; None: the usual."""
+        if speed is None:
+            self._aux_speed_of.pop(name, None)
+        else:
+            self._aux_speed_of[name] = float(speed)
+        self.planner.set_speeds(self._speeds())
+
     def _speeds(self) -> tuple[float, ...]:
         """Return the speed limit of every servo, in servo order (each in its unit per s)."""
+        usual = [self._aux_speed or axis.default_speed for axis in self._axes]
         return (*self._joint_speeds,
-                *(self._aux_speed or axis.default_speed for axis in self._axes))
+                *(min(speed, self._aux_speed_of.get(axis.name, speed))
+                  for axis, speed in zip(self._axes, usual, strict=True)))
 
     def set_home_move_s(self, home_move_s: float) -> None:
         """Change the shortest move home [s] from the next move home on."""

@@ -153,6 +153,24 @@ class ServoOutput(TypingProtocol):
         latest report is older than a few feedback periods at ``now_s`` [s].
         """
 
+    def torque_limit(self, servo: int, fraction: Optional[float]) -> bool:
+        """Cap one servo's output at ``fraction`` of its full torque (None: full); latest wins.
+
+        For a gripper's grip and its stall protection. Never blocks; the bus writes it,
+        answered, and gives it again to a servo admitted anew.
+
+        :param servo: the servo's index in servo order
+        :returns: False if the servo has no torque limit (a PWM servo): nothing is sent
+        """
+
+    def effort(self, servo: int, now_s: float) -> Optional[float]:
+        """Return the servo's load as a signed fraction of its full torque, if it reports one.
+
+        None for a servo that reports none (PWM), or whose latest reading is not recent.
+
+        :param servo: the servo's index in servo order
+        """
+
     def synced(self) -> bool:
         """Return True once the servos took (or refused) everything sent so far.
 

@@ -150,6 +150,10 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
                  "With sim_device:=true, the symlink to the simulated board's pty (empty: "
                  f'{namespace.DEFAULT_LINK}, + _<namespace> under a namespace); refused while '
                  'a live simulated board owns it'),
+        Argument('sim_object', '',
+                 "With sim_device:=true and a bus protocol, ID:COUNT: an object in servo ID's "
+                 'way at position COUNT (a gripper closing on something stops there and '
+                 'stalls); empty: none'),
         *_viewer_arguments('auto'),
     )
 
@@ -267,7 +271,7 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
     board, protocol = values['board'], values['protocol']
     link = values['link'] or namespace.default_link(space)
     if values['sim_device'] == 'false':
-        for name, default in (('board', 'python'), ('protocol', 'native')):
+        for name, default in (('board', 'python'), ('protocol', 'native'), ('sim_object', '')):
             if values[name] != default:
                 raise LaunchArgumentError(
                     f'{name}:={values[name]} needs sim_device:=true (without it sim_arm '
@@ -286,10 +290,15 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
         _check_servo_kind(protocol, loaded, config, share)
         given = _node_values(values, ('fabrik_ik', 'servo_driver'), space,
                              _SIM_DRIVER_ARGUMENTS)
+        held = ('--object', values['sim_object']) if values['sim_object'] else ()
+        if held and not Protocol(protocol).is_bus:
+            raise LaunchArgumentError(f'sim_object:={values["sim_object"]} needs a bus '
+                                      f'protocol (feetech, dynamixel); protocol:={protocol} '
+                                      'drives PWM servos')
         arm = (Process(PACKAGE, 'sim_device', node=False, required=True,
                        arguments=('--board', board, '--protocol', protocol,
                                   *_board_channels(board, protocol, loaded, config),
-                                  '--link', link)),
+                                  '--link', link, *held)),
                Process(PACKAGE, 'servo_driver', parameters=(
                    config, {'port': link, 'protocol': protocol},
                    *_own(given, 'servo_driver'))))

@@ -29,6 +29,10 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
+from fabrik_ros.nodes.gripper_driver import (
+    declare_driver_gripper_parameters,
+    driver_gripper_actions,
+)
 from fabrik_ros.nodes.joint_states import JointStateMessage
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -120,6 +124,9 @@ class ServoDriverNode(ConfiguredNode):
             log=self._log, busy=lambda: _JOG_HOLDS if self._jog and self._jog.active else '',
             start_wait_s=BUS_START_WAIT_S if self._output.protocol.is_bus else START_WAIT_S,
             aux_speed=self._parameter('aux_max_speed'))
+        self._gripper = driver_gripper_actions(self, self._driver, self._output, self._arm,
+                                               self._gripper_parameters, log=self._log,
+                                               after_command=self._pace_ticks)
         if isinstance(self._output, PulseOutput):
             self._jog = ServoJog(self, self._arm, self._output.layout, self._output.link,
                                  self._driver.planner, refusal=self._jog_refusal,
@@ -184,6 +191,7 @@ class ServoDriverNode(ConfiguredNode):
                 choices=_CHOICES['on_shutdown'])
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
+        self._gripper_parameters = declare_driver_gripper_parameters(self)
         declare_jog_parameters(self)
         self._trajectory_parameters = declare_trajectory_parameters(self)
 

@@ -11,6 +11,7 @@ from fabrik_ros.driver.command_intake import CommandIntake
 from fabrik_ros.driver.slew import SlewLimiter
 from fabrik_ros.driver.trajectory import TrajectoryExecutor
 from fabrik_ros.nodes.configured_node import ConfiguredNode
+from fabrik_ros.nodes.gripper_actions import declare_gripper_parameters, sim_arm_gripper_actions
 from fabrik_ros.nodes.joint_states import joint_state_msg
 from fabrik_ros.nodes.log_lines import log_line
 from fabrik_ros.nodes.ros_parameters import (
@@ -50,6 +51,7 @@ class SimArmNode(ConfiguredNode):
                             "servo_driver's aux_max_speed): the fraction of its pulse range "
                             f'(PWM) or rad (bus); 0 = {PULSE_AUX_SPEED_PER_S} per s on PWM, '
                             f'{COUNT_AUX_SPEED_RAD_S} rad/s on a bus', floats=(0.0, 100.0))
+        gripper = declare_gripper_parameters(self)
         trajectory = declare_trajectory_parameters(self)
         refuse_unknown_overrides(self)
         self._axes = aux_axes(self._arm.servo_map)
@@ -72,6 +74,18 @@ class SimArmNode(ConfiguredNode):
             speed_parameter='servo_speed_rad_s'),
             lambda: self._positions[:self._joint_count])
         self._actions = TrajectoryActions(self, self._trajectory, trajectory)
+        self._speeds = self._slew.speeds_rad_s
+        self._gripper = sim_arm_gripper_actions(
+            self, self._arm, gripper, read=lambda i: (self._targets[i], self._positions[i]),
+            command=self._command_servo, set_speed=self._slow_servo)
+
+    def _command_servo(self, index: int, position: float) -> None:
+        self._targets = (*self._targets[:index], position, *self._targets[index + 1:])
+
+    def _slow_servo(self, index: int, speed: Optional[float]) -> None:
+        usual = self._speeds[index]
+        self._slew = SlewLimiter((*self._speeds[:index], min(speed or usual, usual),
+                                  *self._speeds[index + 1:]))
 
     def _on_joint_commands(self, msg: JointState) -> None:
         count = self._joint_count

@@ -138,6 +138,19 @@ class BusLink(ConnectedLink):
             self._scheduler.set_torque(on)
         self._connection.wake()
 
+    def torque_limit(self, servo_id: int, fraction: Optional[float]) -> None:
+        """Cap one servo's output at ``fraction`` of its full torque (None: full); latest wins.
+
+        Written to the model's torque-limit register (STS3215 and AX-12 ``Torque_Limit``,
+        Dynamixel X ``Goal_PWM``), answered and retried; given again to a servo admitted
+        anew (the register is RAM).
+
+        :raises ValueError: on an unknown id or a fraction outside [0, 1]; nothing changes then
+        """
+        with self._cv:
+            self._scheduler.set_torque_limit(servo_id, fraction)
+        self._connection.wake()
+
     # -- observation -------------------------------------------------------------------------
 
     @property
@@ -191,6 +204,11 @@ class BusLink(ConnectedLink):
         """Return each servo's torque as last read or written (None: not known yet)."""
         with self._cv:
             return self._scheduler.torques()
+
+    def torque_limits(self) -> dict[int, Optional[int]]:
+        """Return each servo's torque-limit register as last written (None: not written)."""
+        with self._cv:
+            return self._scheduler.torque_limits()
 
     def health(self) -> dict[int, ServoCondition]:
         """Return what each servo last reported of itself (readings, error words, silence)."""

@@ -53,6 +53,8 @@ class ServoRecord:
     limits: Optional[tuple[int, int]] = None
     homing_offset: Optional[int] = None
     torque: Optional[bool] = None   # as last read or written (acknowledged)
+    torque_limit: Optional[int] = None     # torque-limit register as last written (acknowledged)
+    limit_tried: Optional[int] = None      # the value last tried on this admission
     present: Optional[int] = None
     goal: Optional[int] = None      # the goal last written
     speed: int = 0                  # the speed last written [register units]

@@ -10,9 +10,10 @@ fake clock and a simulated bus, without ptys or threads.
 
 Whenever the line is free, the first of these that is due goes:
 
-1. **A servo task** (:mod:`~fabrik_ros.servo_io.bus_tasks`): an admission, a re-ping or a
-   torque change, each step answered. No goal reaches a servo before its present position
-   was read on the connection, so a servo torqued at power-up does not jump.
+1. **A servo task** (:mod:`~fabrik_ros.servo_io.bus_tasks`): an admission, a re-ping, a
+   torque change or a torque-limit change, each step answered. No goal reaches a servo
+   before its present position was read on the connection, so a servo torqued at power-up
+   does not jump.
 2. **Feedback** (:mod:`~fabrik_ros.servo_io.bus_feedback`) when due at ``poll_hz``, unless a
    command waits: a waiting command goes first, until the read is a poll period late (a line
    saturated with commands still carries the feedback).
@@ -102,6 +103,7 @@ class BusScheduler:
         self._goals.refresh_s = math.inf
         for servo in self._servos.values():
             servo.admitted = servo.busy = servo.rewish = False
+            servo.torque_limit = servo.limit_tried = None
             servo.goal = servo.present = None
             servo.misses = 0
             if servo.id in answered:
@@ -132,6 +134,24 @@ class BusScheduler:
         self._goals.drop()
         self._goals.limp = not on
         self._tasks.want_torque(bool(on))
+
+    def set_torque_limit(self, servo_id: int, fraction: Optional[float]) -> None:
+        """Cap ``servo_id``'s output at ``fraction`` of its full torque (None: full); latest wins.
+
+        Written, answered, to the model's torque-limit register (see :mod:`bus_tasks`); kept
+        across the servo's re-admission. A model without one (none of those supported) is left
+        as it is.
+
+        :raises ValueError: on an unknown id or a fraction outside [0, 1] or not finite
+        """
+        if servo_id not in self._servos:
+            raise ValueError(f'torque limit for servo id {servo_id!r}, not one of the ids '
+                             f'{list(self._servos)}')
+        value = 1.0 if fraction is None else float(fraction)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f'torque limit for servo id {servo_id} = {fraction!r}, must be '
+                             'within [0.0, 1.0] (a fraction of its full torque)')
+        self._tasks.want_torque_limit(servo_id, value)
 
     def admission_done(self) -> bool:
         """Return True once every servo is admitted or found silent (none mid-admission)."""
@@ -172,6 +192,10 @@ class BusScheduler:
     def torques(self) -> dict[int, Optional[bool]]:
         """Return each servo's torque as last read or written (None: not known)."""
         return {s.id: s.torque for s in self._servos.values()}
+
+    def torque_limits(self) -> dict[int, Optional[int]]:
+        """Return each servo's torque-limit register as last written (None: not written)."""
+        return {s.id: s.torque_limit for s in self._servos.values()}
 
     def conditions(self) -> dict[int, ServoCondition]:
         """Return what each servo last reported of itself."""

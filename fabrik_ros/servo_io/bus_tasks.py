@@ -11,6 +11,13 @@ STS3215 torqued at power-up holds the arm again after its homing offset was writ
 A torque change goes to every admitted servo by unicast writes, each answered. The latest wish
 wins: a servo whose own task is under way gets it when that task ends, if the task left the
 servo otherwise.
+
+A torque limit (a gripper's grip) is a wish per servo, kept as a fraction of its full torque
+and written, answered, to the servo's torque-limit register (the model's
+``ControlTable.torque_limit``); latest wins, as with the torque. A servo (re)admitted gets the
+wish again (the register is RAM: a power cycle restores the full torque). A value the servo
+did not take (no answer within the retries, or refused) is not tried again until the wish
+changes or the servo is admitted anew.
 """
 
 from collections import deque
@@ -36,6 +43,7 @@ class ServoTasks:
     def __init__(self, steps: ServoSteps, servos: Mapping[int, ServoRecord],
                  goals: GoalWrites) -> None:
         self.torque_want: Optional[bool] = None     # None: the caller has not said
+        self.limit_want: dict[int, float] = {}      # torque limit by id, fraction of full
         self._steps = steps
         self._servos = servos
         self._goals = goals
@@ -66,6 +74,24 @@ class ServoTasks:
                     servo.rewish = True
                 else:
                     self._start(servo, self._hold_torque(servo))
+
+    def want_torque_limit(self, servo_id: int, fraction: float) -> None:
+        """Bring ``servo_id``'s torque limit to ``fraction`` of its full torque (latest wins)."""
+        self.limit_want[servo_id] = fraction
+        servo = self._servos[servo_id]
+        if servo.admitted and servo.lost_since is None and not servo.busy:
+            self._limit_if_due(servo)
+
+    def limit_value(self, servo: ServoRecord) -> Optional[int]:
+        """Return the register value of the servo's wished torque limit (None: no wish)."""
+        if servo.id not in self.limit_want or servo.table.torque_limit is None:
+            return None
+        return servo.table.torque_limit_value(self.limit_want[servo.id])
+
+    def _limit_if_due(self, servo: ServoRecord) -> None:
+        value = self.limit_value(servo)
+        if value is not None and value != servo.limit_tried:
+            self._start(servo, self._hold_limit(servo))
 
     def next_ping_s(self) -> float:
         """Return when the next servo that stopped answering is pinged [s] (inf: none)."""
@@ -108,6 +134,8 @@ class ServoTasks:
                 if (servo.admitted and servo.lost_since is None
                         and self.torque_want is not None and servo.torque is not self.torque_want):
                     self._start(servo, self._hold_torque(servo))
+            if not servo.busy and servo.admitted and servo.lost_since is None:
+                self._limit_if_due(servo)
 
     def _queue_pings(self, now_s: float) -> None:
         for servo in self._servos.values():
@@ -126,7 +154,18 @@ class ServoTasks:
             return
         self._goals.drop_older(servo.id, begun)
         servo.admitted = True
-        yield from self._hold_torque(servo, held)
+        servo.torque_limit = servo.limit_tried = None
+        yield from self._hold_torque(servo, held)     # then the torque limit, as it ends
+
+    def _hold_limit(self, servo: ServoRecord) -> Task:
+        """Write the servo's wished torque limit, if it has one not yet tried."""
+        value = self.limit_value(servo)
+        register = servo.table.torque_limit
+        if value is None or register is None or value == servo.limit_tried:
+            return
+        servo.limit_tried = value
+        if (yield from self._steps.write(servo, register, value)):
+            servo.torque_limit = value
 
     def _hold_torque(self, servo: ServoRecord, held: Optional[bool] = None) -> Task:
         """Bring the servo's torque to what the caller wants; on: hold where it stands.

@@ -3,7 +3,7 @@
 import pytest
 
 from fabrik_ros.boardsim.bus_servo import BusServo
-from fabrik_ros.servo_io.protocols.control_tables import AX12, STS3215
+from fabrik_ros.servo_io.protocols.control_tables import AX12, STS3215, XL430_W250
 
 
 def servo(shaft=2048, **options):
@@ -99,3 +99,53 @@ def test_an_ax12_powers_up_limp_and_does_not_wrap():
     unit.move_by_hand(1500, 0.0)
     assert unit.present(0.0) == 1023
     assert AX12.model_number_register.decode(unit.read(0, 2, 0.0)) == 12
+
+
+def test_a_shaft_closing_on_an_object_stops_there_and_pushes_at_its_torque_limit():
+    unit = servo(shaft=2000, max_speed_counts_per_s=1000.0)
+    unit.place_object(2300, 0.0)
+    write(unit, STS3215.goal_position, 2600, 0.0)
+    assert unit.present(0.2) == 2200 and not unit.pushing(0.2)
+    assert STS3215.present_load.decode(unit.read(60, 2, 0.2)) == 0
+    assert unit.present(1.0) == 2300 and unit.pushing(1.0)
+    assert STS3215.present_load.decode(unit.read(60, 2, 1.0)) == 1000     # 100 %: full torque
+    write(unit, STS3215.torque_limit, 300, 1.0)
+    assert STS3215.present_load.decode(unit.read(60, 2, 1.1)) == 300      # the limit, 30 %
+
+
+def test_moving_away_from_the_object_is_free_and_removing_it_lets_the_shaft_go_on():
+    unit = servo(shaft=2000, max_speed_counts_per_s=1000.0)
+    unit.place_object(2300, 0.0)
+    write(unit, STS3215.goal_position, 2600, 0.0)
+    write(unit, STS3215.goal_position, 1900, 1.0)
+    assert unit.present(1.2) == 2100 and not unit.pushing(1.2)
+    assert unit.present(2.0) == 1900
+    write(unit, STS3215.goal_position, 2600, 2.0)
+    assert unit.present(3.0) == 2300
+    unit.remove_object(3.0)
+    assert unit.present(3.3) == 2600
+
+
+def test_an_object_below_the_shaft_pushes_with_a_negative_load():
+    unit = servo(shaft=2000, max_speed_counts_per_s=1000.0)
+    unit.place_object(1800, 0.0)
+    write(unit, STS3215.goal_position, 1000, 0.0)
+    assert unit.present(1.0) == 1800
+    assert STS3215.present_load.decode(unit.read(60, 2, 1.0)) == -1000
+
+
+def test_an_object_where_the_shaft_stands_is_refused():
+    unit = servo(shaft=2000)
+    with pytest.raises(ValueError) as error:
+        unit.place_object(2000, 0.0)
+    assert 'put it on a side' in str(error.value)
+
+
+def test_the_x_series_goal_pwm_is_its_torque_limit():
+    unit = BusServo(XL430_W250, 1, shaft=2000, max_speed_counts_per_s=1000.0, offset_sign=-1)
+    write(unit, XL430_W250.torque_enable, 1, 0.0)
+    unit.place_object(2100, 0.0)
+    write(unit, XL430_W250.goal_position, 2500, 0.0)
+    write(unit, XL430_W250.torque_limit, 442, 0.0)            # half of 885
+    assert unit.present(1.0) == 2100
+    assert XL430_W250.present_load.decode(unit.read(126, 2, 1.0)) == 499

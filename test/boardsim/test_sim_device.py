@@ -7,10 +7,12 @@ import sys
 import time
 
 import pytest
+import scservo_sdk as scs
 import serial
 
 from fabrik_ros.boardsim import cli
 from fabrik_ros.boardsim.board import SimBoard
+from fabrik_ros.servo_io import Deadline
 from fabrik_ros.servo_io.protocols import maestro, native, ssc32
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.protocols.maestro import MaestroError
@@ -281,3 +283,45 @@ def test_a_channel_count_the_board_cannot_have_is_refused_before_it_starts(args,
     assert refused.value.code == 2
     assert capsys.readouterr().err.strip().endswith(f'sim_device: error: {rule}')
     assert not (tmp_path / 'tty').exists()
+
+
+@pytest.mark.parametrize('args, rule', [
+    (['--object', '1:900'], '--object: --protocol native drives PWM servos, which report no '
+                            'position to stop at; objects need a bus (feetech, dynamixel)'),
+    (['--protocol', 'feetech', '--channels', '6', '--object', '7:900'],
+     '--object 7:...: no servo with id 7 (ids 1..6)'),
+    (['--protocol', 'feetech', '--object', 'six'],
+     "argument --object: 'six': must be ID:COUNT, e.g. 6:2300"),
+])
+def test_an_object_the_board_cannot_have_is_refused_before_it_starts(args, rule, capsys,
+                                                                     tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        cli.main([*args, '--link', str(tmp_path / 'tty')])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f'sim_device: error: {rule}')
+
+
+@pytest.mark.timeout(20)
+def test_an_object_stops_a_bus_servo_and_it_pushes_at_its_torque_limit(tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setattr(scs.port_handler, 'LATENCY_TIMER', 100)
+    link = tmp_path / 'ttyBUS'
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'fabrik_ros.boardsim', '--protocol', 'feetech', '--channels', '6',
+         '--object', '6:2300', '--link', str(link)], stdout=subprocess.PIPE, text=True,
+        cwd=REPO_ROOT, start_new_session=True)
+    try:
+        assert 'feetech' in process.stdout.readline()
+        port = scs.PortHandler(str(link))
+        assert port.openPort()
+        handler = scs.PacketHandler(0)
+        assert handler.write2ByteTxRx(port, 6, 42, 2600)[0] == scs.COMM_SUCCESS
+        reached = Deadline(10.0)
+        while handler.read2ByteTxRx(port, 6, 56)[0] != 2300 and not reached.expired():
+            pass
+        position = handler.read2ByteTxRx(port, 6, 56)[0]
+        load = handler.read2ByteTxRx(port, 6, 60)[0]
+        port.closePort()
+    finally:
+        _end(process)
+    assert (position, load) == (2300, 1000)       # stopped at the object, 100.0 % load

@@ -119,3 +119,22 @@ def test_a_pwm_protocol_with_a_bus_arm_file_is_refused_naming_the_bus_protocols(
 def test_sim_arm_stands_in_for_a_bus_arm_without_a_protocol():
     ik, arm = _sim(config=SO101).processes
     assert arm.executable == 'sim_arm' and arm.parameters == (SO101,)
+
+
+def test_sim_object_puts_an_object_in_a_bus_servos_way(tmp_path):
+    link = str(tmp_path / 'ttyBUS')
+    _, board, _ = _sim(sim_device='true', protocol='feetech', config=SO101, link=link,
+                       sim_object='6:2400').processes
+    assert board.arguments[-2:] == ('--object', '6:2400')
+
+
+@pytest.mark.parametrize('given, words', [
+    ({}, 'sim_object:=6:2400 needs sim_device:=true'),
+    ({'sim_device': 'true', 'config': ARM_4DOF},
+     'sim_object:=6:2400 needs a bus protocol (feetech, dynamixel); protocol:=native drives '
+     'PWM servos'),
+])
+def test_sim_object_needs_a_simulated_bus(given, words, tmp_path):
+    with pytest.raises(LaunchArgumentError) as refused:
+        _sim(sim_object='6:2400', link=str(tmp_path / 'tty'), **given)
+    assert str(refused.value).startswith(words)

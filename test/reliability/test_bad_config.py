@@ -199,5 +199,7 @@ def _yaml_value(value) -> str:
     """Return a ``-p`` value that rcl reads back as ``value``."""
     if isinstance(value, bool):
         return str(value).lower()
+    if value == '':
+        return "''"             # rcl cannot parse `name:=` with nothing after it
     return str(list(value)) if isinstance(value, (list, tuple)) or hasattr(value, 'tolist') \
         else str(value)

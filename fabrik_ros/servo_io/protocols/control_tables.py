@@ -147,6 +147,11 @@ class ControlTable:
     ``lock`` is Feetech's EEPROM write protection: 1 = locked (EEPROM writes take effect but
     are not kept at power-off), 0 = unlocked. ``hardware_error_status`` holds the error bits
     the status packets carry (Feetech ``Status`` 65, Dynamixel X ``Hardware Error Status``).
+    ``torque_limit`` is the RAM register that caps the motor's output in position control
+    (STS3215 and AX-12 ``Torque_Limit``; Dynamixel X ``Goal_PWM``, which limits the PWM in
+    position mode, where ``Goal_Current`` applies only in current-based position mode), and
+    ``torque_limit_full`` its value for the servo's full torque (STS3215 1000 = 100 % in
+    0.1 %; AX-12 1023; X 885, the factory ``PWM_Limit``, 0.113 % a unit).
     ``torque_on_at_power_up`` says whether the arm is stiff before any host has spoken to it.
     ``speed_unit_counts_per_s`` is one unit of ``goal_speed`` (STS3215 Goal_Velocity: steps/s,
     1; Dynamixel X Profile_Velocity: 0.229 rev/min, 15.6 counts/s).
@@ -177,6 +182,8 @@ class ControlTable:
     lock: Optional[Register] = None
     hardware_error_status: Optional[Register] = None
     moving: Optional[Register] = None
+    torque_limit: Optional[Register] = None
+    torque_limit_full: int = 0
     extra: tuple[Register, ...] = ()
     power_up: Mapping[str, int] = field(default_factory=dict)
     speed_unit_counts_per_s: float = 1.0
@@ -190,6 +197,20 @@ class ControlTable:
         ordered = tuple(sorted(found + list(self.extra), key=lambda register: register.address))
         object.__setattr__(self, '_registers', ordered)
         object.__setattr__(self, '_by_name', {register.name: register for register in ordered})
+
+    def torque_limit_value(self, fraction: Optional[float]) -> int:
+        """Return the torque-limit register value of ``fraction`` of the full torque.
+
+        None is the full torque; the fraction is clamped into [0, 1].
+
+        >>> STS3215.torque_limit_value(0.3), XL430_W250.torque_limit_value(0.3)
+        (300, 266)
+        >>> STS3215.torque_limit_value(None), STS3215.torque_limit_value(1.7)
+        (1000, 1000)
+        """
+        full = self.torque_limit_full
+        share = 1.0 if fraction is None else min(max(fraction, 0.0), 1.0)
+        return min(max(round(share * full), 0), full)
 
     def registers(self) -> tuple[Register, ...]:
         """Return every register of the table (for simulated memories and checks)."""
@@ -237,12 +258,13 @@ STS3215 = ControlTable(
     present_temperature=_reg('Present_Temperature', 63, 1),
     hardware_error_status=_reg('Status', 65, 1),
     moving=_reg('Moving', 66, 1),
+    torque_limit=_reg('Torque_Limit', 48, 2),
+    torque_limit_full=1000,
     extra=(_reg('ID', 5, 1, Storage.EEPROM),
            _reg('Max_Temperature_Limit', 13, 1, Storage.EEPROM),
            _reg('Max_Torque_Limit', 16, 2, Storage.EEPROM),
            _reg('Acceleration', 41, 1),
-           _reg('Goal_Time', 44, 2),
-           _reg('Torque_Limit', 48, 2)),
+           _reg('Goal_Time', 44, 2)),
     # Feetech's memory table: factory id 1, limits 0..4095, max temperature 70 °C, torque
     # limit 1000 (0.1 %, copied to Torque_Limit at power-up), EEPROM locked.
     power_up={'ID': 1, 'Min_Position_Limit': 0, 'Max_Position_Limit': 4095,
@@ -276,12 +298,13 @@ AX12 = ControlTable(
     present_voltage=_reg('Present_Voltage', 42, 1),
     present_temperature=_reg('Present_Temperature', 43, 1),
     moving=_reg('Moving', 46, 1),
+    torque_limit=_reg('Torque_Limit', 34, 2),
+    torque_limit_full=1023,
     # Its Lock (47) is not Feetech's: once set, EEPROM stays read-only until power-off.
     extra=(_reg('ID', 3, 1, Storage.EEPROM),
            _reg('Lock', 47, 1),
            _reg('Temperature_Limit', 11, 1, Storage.EEPROM),
-           _reg('Max_Torque', 14, 2, Storage.EEPROM),
-           _reg('Torque_Limit', 34, 2)),
+           _reg('Max_Torque', 14, 2, Storage.EEPROM)),
     power_up={'ID': 1, 'CW_Angle_Limit': 0, 'CCW_Angle_Limit': 1023, 'Temperature_Limit': 70,
               'Max_Torque': 1023, 'Torque_Limit': 1023, 'Lock': 0},
 )
@@ -325,6 +348,10 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
         speed_unit_counts_per_s=0.229 * 4096 / 60,           # Profile Velocity(112) unit
         goal_position=_x_reg('Goal_Position', 116, 4, signed=True),
         moving=_x_reg('Moving', 122, 1),
+        # Goal PWM(100): -PWM Limit(36) .. PWM Limit, 0.113 %; caps the output in position
+        # control mode (Operating Mode 3); 885 at power-up, the factory PWM Limit.
+        torque_limit=_x_reg('Goal_PWM', 100, 2, signed=True),
+        torque_limit_full=885,
         present_load=load,
         present_speed=_x_reg('Present_Velocity', 128, 4, signed=True),
         present_position=_x_reg('Present_Position', 132, 4, signed=True),
@@ -339,6 +366,7 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
                _x_reg('Temperature_Limit', 31, 1, eeprom),
                _x_reg('Max_Voltage_Limit', 32, 2, eeprom),
                _x_reg('Min_Voltage_Limit', 34, 2, eeprom),
+               _x_reg('PWM_Limit', 36, 2, eeprom),
                _x_reg('Velocity_Limit', 44, 4, eeprom),
                _x_reg('Shutdown', 63, 1, eeprom),
                _x_reg('LED', 65, 1),
@@ -353,7 +381,8 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
 # LeRobot writes 0, and the simulated bus answers at once either way.
 _X_POWER_UP = {'Firmware_Version': 38, 'ID': 1, 'Baud_Rate': 3, 'Return_Delay_Time': 250,
                'Drive_Mode': 0, 'Operating_Mode': 3, 'Max_Position_Limit': 4095,
-               'Min_Position_Limit': 0, 'Shutdown': 52, 'Status_Return_Level': 2}
+               'Min_Position_Limit': 0, 'Shutdown': 52, 'Status_Return_Level': 2,
+               'PWM_Limit': 885, 'Goal_PWM': 885}
 
 XL430_W250 = _x_series(
     'XL430-W250', 1060, load=_x_reg('Present_Load', 126, 2, signed=True),
