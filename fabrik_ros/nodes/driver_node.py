@@ -392,6 +392,8 @@ class ServoDriverNode(ConfiguredNode):
     def shutdown(self) -> None:
         """Leave the servos holding, detached or home, as on_shutdown says; close the port."""
         self._trajectory.shutdown()
+        if self._gripper is not None:
+            self._gripper[1].shutdown()
         self._core.stop(FinalState(self._parameter('on_shutdown')), sleep=time.sleep)
 
 

@@ -7,10 +7,11 @@ parallel_gripper_cmd`` (the parallel_gripper_controller's), both relative, so th
 node's namespace. What a goal means lives in :mod:`fabrik_ros.driver.gripper`; here messages
 become :class:`~fabrik_ros.driver.gripper.GripperGoal` and the gripper's ends become results.
 
-The execute callback never blocks the executor: it starts the goal and awaits a future that
-the gripper's timer completes when the goal ends; the same timer ticks the gripper's rules
-(its stall protection too, whatever commanded the servo), publishes feedback at
-``FEEDBACK_PERIOD_S`` and turns cancel requests into holds.
+A goal starts as it is accepted, and its result is produced when it ends
+(:class:`~fabrik_ros.nodes.result_on_end.ResultOnEndServer`: nothing awaits while it runs).
+The gripper's timer ticks the gripper's rules (its stall protection too, whatever commanded
+the servo), publishes feedback at ``FEEDBACK_PERIOD_S``, turns cancel requests into holds and
+sends the results of the goals that ended.
 """
 
 from collections.abc import Callable, Hashable
@@ -20,10 +21,9 @@ import time
 from typing import Any, Optional, Protocol
 
 from control_msgs import action as control_actions
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.node import Node
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 
 from fabrik_ros.driver.aux_axis import aux_axes, AuxAxis
@@ -37,6 +37,7 @@ from fabrik_ros.driver.gripper import (
 from fabrik_ros.driver.gripper_drive import AmbiguousGripperError, gripper_axis
 from fabrik_ros.driver.gripper_sim import SimGripper
 from fabrik_ros.kinematics import Arm
+from fabrik_ros.nodes.result_on_end import deliver_results, ResultOnEndServer
 from fabrik_ros.nodes.ros_parameters import declare, ParameterConfigError
 from fabrik_ros.nodes.timers import create_timer, set_period
 
@@ -117,8 +118,8 @@ def declare_gripper_parameters(node: Node) -> GripperParameters:
 class _Goal:
     handle: ServerGoalHandle
     parallel: bool
-    done: Future
     fed_at_s: float = -math.inf
+    result: Any = None          # set once the goal has ended
 
 
 class GripperActions:
@@ -135,16 +136,17 @@ class GripperActions:
         self._node, self._host, self._clock = node, host, clock
         self._goals: dict[Hashable, _Goal] = {}
         prefix = controller_name.strip('/')
-        self._servers: list[ActionServer] = [ActionServer(
-            node, GripperCommand, f'{prefix}/gripper_cmd',
-            execute_callback=self._execute_gripper,
+        self._servers = [ResultOnEndServer(
+            node, GripperCommand, f'{prefix}/gripper_cmd', self._result_of,
             goal_callback=lambda goal: self._on_goal(goal, parallel=False),
+            handle_accepted_callback=lambda handle: self._on_accepted(handle, parallel=False),
             cancel_callback=self._on_cancel)]
         if ParallelGripperCommand is not None:
-            self._servers.append(ActionServer(
-                node, ParallelGripperCommand, f'{prefix}/parallel_gripper_cmd',
-                execute_callback=self._execute_parallel,
+            self._servers.append(ResultOnEndServer(
+                node, ParallelGripperCommand, f'{prefix}/parallel_gripper_cmd', self._result_of,
                 goal_callback=lambda goal: self._on_goal(goal, parallel=True),
+                handle_accepted_callback=lambda handle: self._on_accepted(handle,
+                                                                          parallel=True),
                 cancel_callback=self._on_cancel))
         self._timer = create_timer(node, RESTING_TICK_S, self._on_timer)
 
@@ -185,26 +187,29 @@ class GripperActions:
         effort = float(state.effort[0]) if sizes[2] else 0.0
         return GripperGoal(float(positions[0]), effort, speed), None
 
-    async def _execute_gripper(self, handle: ServerGoalHandle) -> Any:
-        return await self._execute(handle, parallel=False)
-
-    async def _execute_parallel(self, handle: ServerGoalHandle) -> Any:
-        return await self._execute(handle, parallel=True)
-
-    async def _execute(self, handle: ServerGoalHandle, *, parallel: bool) -> Any:
+    def _on_accepted(self, handle: ServerGoalHandle, *, parallel: bool) -> None:
         goal_id = bytes(handle.goal_id.uuid)
+        self._goals[goal_id] = _Goal(handle, parallel)
+        handle.execute()
         goal, refusal = self._goal_of(handle.request, parallel=parallel)
         if goal is not None:
             refusal = self._host.start(goal_id, goal)
-        if refusal is not None or goal is None:
+        if refusal is not None or goal is None:     # the driver changed since the goal check
             self._node.get_logger().warning(f'gripper goal aborted: {refusal}')
-            handle.abort()
-            return self._result(parallel, GripperState(math.nan, 0.0, False, False))
-        done: Future = Future()
-        self._goals[goal_id] = _Goal(handle, parallel, done)
+            self._close(goal_id, Ending.ABORTED, None)
+            return
         self._finish_ended()
         self._pace()
-        return await done
+
+    def _result_of(self, handle: ServerGoalHandle) -> Any:
+        """Execute callback, run once the goal ended (its final state is set): the result."""
+        goal = self._goals.pop(bytes(handle.goal_id.uuid), None)
+        if goal is None or goal.result is None:     # not seen to end (cannot happen)
+            if handle.is_active:
+                handle.abort()
+            return (ParallelGripperCommand if goal is not None and goal.parallel
+                    else GripperCommand).Result()
+        return goal.result
 
     def _on_cancel(self, handle: ServerGoalHandle) -> CancelResponse:
         return CancelResponse.ACCEPT
@@ -213,7 +218,7 @@ class GripperActions:
 
     def _on_timer(self) -> None:
         for goal_id, goal in list(self._goals.items()):
-            if goal.handle.is_cancel_requested:
+            if goal.result is None and goal.handle.is_cancel_requested:
                 if not self._host.cancel(goal_id):
                     self._close(goal_id, Ending.CANCELED, None)
         self._host.tick()
@@ -231,7 +236,7 @@ class GripperActions:
         goal_id, state = running
         goal = self._goals.get(goal_id)
         now = self._clock()
-        if goal is None or now - goal.fed_at_s < FEEDBACK_PERIOD_S:
+        if goal is None or goal.result is not None or now - goal.fed_at_s < FEEDBACK_PERIOD_S:
             return
         goal.fed_at_s = now
         action = ParallelGripperCommand if goal.parallel else GripperCommand
@@ -252,8 +257,8 @@ class GripperActions:
             self._close(end.goal_id, end.ending, end.state)
 
     def _close(self, goal_id: Hashable, ending: Ending, state: Optional[GripperState]) -> None:
-        goal = self._goals.pop(goal_id, None)
-        if goal is None:
+        goal = self._goals.get(goal_id)
+        if goal is None or goal.result is not None:
             return
         handle = goal.handle
         if ending is Ending.SUCCEEDED:
@@ -263,7 +268,23 @@ class GripperActions:
         else:
             handle.abort()
         known = state if state is not None else GripperState(math.nan, 0.0, False, False)
-        goal.done.set_result(self._result(goal.parallel, known))
+        goal.result = self._result(goal.parallel, known)
+        self._servers[1 if goal.parallel else 0].send_result(handle)
+
+    def shutdown(self) -> None:
+        """End every goal that still runs (aborted: the node stops) and send its result.
+
+        Call it while the node is still on its executor: the results go out on a few more
+        spins of it.
+        """
+        self._finish_ended()
+        live = [goal_id for goal_id, goal in self._goals.items() if goal.result is None]
+        for goal_id in live:
+            self._node.get_logger().warning('gripper goal aborted: '
+                                            f'{self._node.get_name()} shut down during the goal')
+            self._close(goal_id, Ending.ABORTED, None)
+        if live:
+            deliver_results(self._node, lambda: bool(self._goals))
 
     def _result(self, parallel: bool, state: GripperState) -> Any:
         if parallel:

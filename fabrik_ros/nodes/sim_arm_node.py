@@ -116,8 +116,10 @@ class SimArmNode(ConfiguredNode):
         self._publisher.publish(joint_state_msg(self._names, self._positions, now.to_msg()))
 
     def shutdown(self) -> None:
-        """End a trajectory goal that still runs, sending its result (called on shutdown)."""
+        """End the goals that still run, sending their results (called on shutdown)."""
         self._actions.shutdown()
+        if self._gripper is not None:
+            self._gripper.shutdown()
 
 
 def main(args=None) -> None:

@@ -10,7 +10,8 @@ The goal's execute callback of rclpy's ActionServer runs only once the goal has 
 callback that awaits the end would be a coroutine task the EventsExecutor resumes without a
 pause (a busy loop for as long as the goal runs), and a blocking one would stall the control
 tick. So the goal is put in EXECUTING as it is accepted, and its result is produced by a plain
-callback scheduled when the core reports the end (:class:`_ResultOnEnd`).
+callback scheduled when the core reports the end
+(:class:`~fabrik_ros.nodes.result_on_end.ResultOnEndServer`).
 """
 
 from collections.abc import Callable, Hashable
@@ -22,7 +23,7 @@ import time
 from typing import Any, Optional, Protocol
 
 from control_msgs.action import FollowJointTrajectory
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectory
@@ -45,16 +46,12 @@ from fabrik_ros.driver.trajectory import (
     TrajectoryPoint,
     TrajectorySettings,
 )
+from fabrik_ros.nodes.result_on_end import deliver_results, ResultOnEndServer
 from fabrik_ros.nodes.ros_parameters import declare, ParameterConfigError
-from fabrik_ros.servo_io import Deadline
 
 __all__ = ['declare_trajectory_parameters', 'ExecutorHost', 'TrajectoryActions',
            'TrajectoryHost', 'TrajectoryParameters']
 
-# Longest shutdown waits for the results of the goals it ends to go out [s], and how long it
-# then keeps the node up for them to reach their clients [s].
-_SHUTDOWN_RESULT_S = 1.0
-_RESULT_FLUSH_S = 0.2
 _CONTROLLER_NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*')
 
 
@@ -176,31 +173,6 @@ class ExecutorHost:
         self._executor.abort(message, now_s=self._clock(), actual=self._current(), hold=hold)
 
 
-class _ResultOnEnd(ActionServer):
-    """An ActionServer whose execute callback runs once the goal has ended, not as it starts.
-
-    ``goal_handle.execute()`` puts the goal in EXECUTING as the JTC does; rclpy would then run
-    the execute callback at once and take its return value as the result. Here that waits for
-    :meth:`send_result`, called when the core reports the end.
-    """
-
-    def __init__(self, node: Node, name: str, result_of: Callable[[Any], Any],
-                 **callbacks: Any) -> None:
-        super().__init__(node, FollowJointTrajectory, name, execute_callback=result_of,
-                         **callbacks)
-        self._result_of = result_of
-
-    def notify_execute(self, goal_handle: Any, execute_callback: Any) -> None:
-        """Do nothing: the result is produced once the goal ends (see :meth:`send_result`)."""
-
-    def send_result(self, goal_handle: ServerGoalHandle) -> bool:
-        """Schedule the goal's result; return False if the node is on no executor."""
-        if self._node.executor is None:
-            return False
-        super().notify_execute(goal_handle, self._result_of)
-        return True
-
-
 class TrajectoryActions:
     """Serve ``<name>/follow_joint_trajectory`` and take ``<name>/joint_trajectory`` for a node.
 
@@ -231,8 +203,8 @@ class TrajectoryActions:
         self._running: Optional[Hashable] = None
         self._topic_ids = itertools.count(1)
         self._checked: Optional[tuple[Any, TrajectoryGoal]] = None
-        self._server = _ResultOnEnd(
-            node, f'{prefix}/follow_joint_trajectory', self._result_of,
+        self._server = ResultOnEndServer(
+            node, FollowJointTrajectory, f'{prefix}/follow_joint_trajectory', self._result_of,
             goal_callback=self._on_goal, handle_accepted_callback=self._on_accepted,
             cancel_callback=self._on_cancel)
         node.create_subscription(JointTrajectory, self._topic, self._on_trajectory, 10)
@@ -381,17 +353,8 @@ class TrajectoryActions:
             if goal_id not in self._ends:
                 self._ended(TrajectoryEnd(goal_id, Ending.ABORTED, Outcome.INVALID_GOAL,
                                           f'{self._node.get_name()} shut down during the goal'))
-        executor = self._node.executor
-        if executor is None or not self._ends:
-            return
-        deadline = Deadline(_SHUTDOWN_RESULT_S)
-        while self._handles and not deadline.expired():
-            executor.spin_once(timeout_sec=0.01)
-        # A response written just before the node is destroyed is lost (rmw_fastrtps drops
-        # what its writer has not delivered yet): give it a moment on the wire.
-        flush = Deadline(_RESULT_FLUSH_S)
-        while not flush.expired():
-            executor.spin_once(timeout_sec=0.01)
+        if self._ends:
+            deliver_results(self._node, lambda: bool(self._handles))
 
     # -- conversions -----------------------------------------------------------------------------
 
