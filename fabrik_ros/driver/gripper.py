@@ -251,8 +251,8 @@ class Gripper:
             counts between measurements, so reports that pause never make a stall
         """
         self._follow_command(now_s, commanded)
-        self._watch_motion(now_s if measured_at_s is None else measured_at_s, sent, position,
-                           measured)
+        self._watch_motion(now_s if measured_at_s is None else measured_at_s, commanded, sent,
+                           position, measured)
         self._state = GripperState(position, 0.0 if effort is None else effort,
                                    self.stalled, False)
         running = self._running
@@ -285,17 +285,20 @@ class Gripper:
         self._goal_effort = None        # a command outside a goal: the full torque
         self._release()
 
-    def _watch_motion(self, at_s: float, sent: float, position: float,
+    def _watch_motion(self, at_s: float, commanded: float, sent: float, position: float,
                       measured: bool) -> None:
         """Stall when the servo stands short of what it was sent for the stall time.
 
         The time counts from the last moment it moved (more than ``stall_motion``) or stood
-        where it was sent: a servo that follows its steps is never stalled.
+        where it was sent: a servo that follows its steps is never stalled. Nor is one whose
+        steps still come back from beyond it, away from what stopped it (a gripper opened
+        after a stall: the steps unwind from the target it was squeezing toward).
         """
         short = sent - position
         anchor, since = self._anchor
+        coming_back = short * (commanded - position) < 0.0
         if (math.isnan(anchor) or abs(position - anchor) > self.stall_motion
-                or abs(short) <= self.settings.goal_tolerance):
+                or abs(short) <= self.settings.goal_tolerance or coming_back):
             self._anchor = (position, at_s)
             return
         if self._pushing or not measured or at_s - since < self.settings.stall_time_s:

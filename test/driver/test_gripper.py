@@ -31,6 +31,8 @@ class Jaw:
     obstacle: Optional[float] = None
     measured: bool = True
     now: float = 0.0
+    steps: Optional[float] = None   # the driver's speed limit: sent walks to the target at it
+    sent: Optional[float] = None
 
     def command(self, target: float) -> None:
         self.commanded = target
@@ -43,7 +45,12 @@ class Jaw:
                 self.commanded = target
             self.now += STEP_S
             step = self.speed * STEP_S
-            goal = self.commanded
+            sent = self.commanded if self.sent is None else self.sent
+            if self.steps is not None:
+                gap = self.commanded - sent
+                sent += math.copysign(min(abs(gap), self.steps * STEP_S), gap)
+            self.sent = sent if self.steps is not None else None
+            goal = sent
             if (self.obstacle is not None
                     and self.position <= self.obstacle < goal):   # the object lies above
                 goal = self.obstacle
@@ -51,7 +58,7 @@ class Jaw:
             self.position = goal if abs(delta) <= step else self.position + math.copysign(
                 step, delta)
             seen = self.position if self.measured else self.commanded
-            self.gripper.update(self.now, commanded=self.commanded, sent=self.commanded,
+            self.gripper.update(self.now, commanded=self.commanded, sent=sent,
                                 position=seen,
                                 measured=self.measured, effort=0.5 if self.measured else None)
 
@@ -246,3 +253,18 @@ def test_a_servo_still_waiting_for_its_steps_is_not_stalled():
         gripper.update(tick * STEP_S, commanded=1.0, sent=0.5, position=0.0, measured=True,
                        effort=None)
     assert gripper.stalled
+
+
+def test_opening_after_a_stall_is_not_a_stall_while_the_steps_come_back_from_the_squeeze():
+    # The driver's steps start from the target the gripper squeezed toward (1.2), beyond
+    # where it stopped (0.4): they come back past it before the jaw moves.
+    j = jaw(obstacle=0.4, steps=1.0, speed=5.0)
+    j.gripper.start('close', GripperGoal(1.2), now_s=j.now)
+    j.run(2.5)
+    [closed] = j.gripper.take_ends()
+    assert closed.state.stalled
+    j.gripper.start('open', GripperGoal(0.0), now_s=j.now)
+    j.run(2.0)
+    [opened] = j.gripper.take_ends()
+    assert opened.state.reached_goal and not opened.state.stalled, opened
+    assert j.position == pytest.approx(0.0)
