@@ -201,6 +201,9 @@ def test_each_servo_has_a_diagnostic_status_and_a_silent_one_is_named(make_rig, 
     assert 'silent' in rig.servo_statuses()[silent].message
     others = [s for name, s in rig.servo_statuses().items() if name != silent]
     assert all(s.level == b'\x00' for s in others), 'the others keep going'
+    heard = len(rig.states)
+    rig.ros.spin_until(lambda: len(rig.states) > heard, timeout_s=10.0,
+                       what='joint_states after the servo went silent')
     assert math.isfinite(rig.states[-1].position[0])
 
 
