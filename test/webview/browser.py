@@ -8,6 +8,7 @@ import shutil
 import socket
 import tempfile
 import time
+from typing import Optional
 
 import numpy as np
 from PIL import Image
@@ -62,11 +63,19 @@ def screenshot(driver: webdriver.Chrome) -> np.ndarray:
     return np.asarray(image).astype(int)
 
 
-def wait_for(condition, *, timeout_s: float, what) -> None:
-    """Poll ``condition()`` until it is true; fail naming ``what`` (or its result) if not."""
-    deadline = time.monotonic() + timeout_s
+def wait_for(condition, *, timeout_s: float, what, fail: bool = False) -> None:
+    """Poll ``condition()`` until it is true, saying once what it waits for after ``timeout_s``.
+
+    A test waits as long as it takes (a busy machine only makes it slower; the test's pytest
+    timeout ends one that hangs, and the line said shows what it waited for). ``fail``: raise
+    AssertionError naming ``what`` after ``timeout_s`` instead (for tools: screenshot.py).
+    """
+    deadline: Optional[float] = time.monotonic() + timeout_s
     while not condition():
-        if time.monotonic() > deadline:
+        if deadline is not None and time.monotonic() > deadline:
             text = what() if callable(what) else what
-            raise AssertionError(f'timed out after {timeout_s} s waiting for {text}')
+            if fail:
+                raise AssertionError(f'timed out after {timeout_s} s waiting for {text}')
+            print(f'still waiting after {timeout_s} s for {text}', flush=True)
+            deadline = None
         time.sleep(_POLL_S)

@@ -56,13 +56,13 @@ def main() -> None:
                                                           TARGET_M, atol=0.005),
                            timeout_s=60.0, what='the arm on the target',
                            during=lambda: targets.publish(point))
-            wait_for(lambda: 'servo board' in browser.page_source, timeout_s=30.0,
+            wait_for(lambda: 'servo board' in browser.page_source, timeout_s=30.0, fail=True,
                      what='the diagnostics on the page')
             for close in browser.find_elements(By.CSS_SELECTOR, 'button[class*="CloseButton"]'):
                 close.click()     # the "software WebGL" notice: true here, not for a user
             wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR,
                                                        'button[class*="CloseButton"]'),
-                     timeout_s=10.0, what='the notice to close')
+                     timeout_s=10.0, fail=True, what='the notice to close')
             browser.save_screenshot(str(output))
     finally:
         ros.close()

@@ -15,7 +15,7 @@ from fabrik_ros.webview.calibration_by_hand import HandCalibrationSession
 from test.webview.browser import chromium, wait_for
 from test.webview.test_calibration_by_hand import arm_with_homing_offset, HandHeldServo
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)
 
 
 class Actions:

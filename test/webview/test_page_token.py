@@ -15,7 +15,7 @@ from test.webview.browser import wait_for
 from test.webview.netns import namespace
 from test.webview.test_token_gate import Actions, make_page
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope='module')

@@ -18,7 +18,7 @@ from fabrik_ros.webview.pipeline import DEFAULT_CONFIG, Pipeline, PipelineOption
 from test.nodes.ros_harness import RosHarness
 from test.webview.browser import chromium, free_port, screenshot, wait_for
 
-pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.ros, pytest.mark.timeout(300)]
 
 ARM = load_arm(DEFAULT_CONFIG)
 # The gizmo's x arrow, as viser draws it (the only colour like it on the page).
