@@ -121,7 +121,10 @@ class GripperDrive:
         now = self._clock()
         reason = self._not_running()
         if reason:
+            # Limp or offline, the servo goes where a hand puts it: that is no stall.
             self.gripper.abort(reason)
+            self._apply()
+            return
         position, measured_at = self._where(now)
         planner = self._driver.planner
         sent = planner.sent if planner.sent is not None else planner.target

@@ -98,3 +98,13 @@ def test_an_empty_gripper_servo_on_an_arm_with_two_aux_servos_is_ambiguous():
     with pytest.raises(AmbiguousGripperError) as error:
         gripper_axis(replace(ARM, servo_map=servo_map), '')
     assert 'gripper, wrist_light' in str(error.value)
+
+
+def test_a_limp_gripper_moved_by_hand_is_no_stall():
+    rig, drive, _ = _drive()
+    rig.driver.enable(False)
+    units = list(rig.driver._units(rig.driver.planner.sent))
+    units[-1] = drive._axis.units(0.1)      # a hand holds the limp jaw far from its command
+    rig.output.reported = tuple(units)
+    _run(rig, drive, 2.0)
+    assert not drive.gripper.stalled and rig.output.limits == [], rig.output.limits
