@@ -7,6 +7,7 @@ back by the maker's own SDK (scservo_sdk) after BusLink wrote it.
 
 from dataclasses import replace
 import math
+import time
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -145,6 +146,13 @@ def test_scservo_sdk_reads_the_torque_limit_bus_link_wrote(sim_board, monkeypatc
     port = scs.PortHandler(board.path)
     assert port.openPort()
     try:
+        # The board may still be answering what the link asked last (a position read, a
+        # well-formed 2-byte packet from the same id): let it finish and drop it first.
+        while True:
+            port.clearPort()
+            time.sleep(0.2)
+            if not port.getBytesAvailable():
+                break
         value, result, error = scs.PacketHandler(0).read2ByteTxRx(
             port, GRIPPER, STS3215.torque_limit.address)
     finally:
