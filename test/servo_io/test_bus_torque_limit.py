@@ -149,7 +149,7 @@ def test_scservo_sdk_reads_the_torque_limit_bus_link_wrote(sim_board, monkeypatc
         # The board may still be answering what the link asked last (a position read, a
         # well-formed 2-byte packet from the same id): let it finish and drop it first.
         while True:
-            port.clearPort()
+            port.ser.reset_input_buffer()       # (the SDK's clearPort flushes output only)
             time.sleep(0.2)
             if not port.getBytesAvailable():
                 break
