@@ -42,6 +42,7 @@ setup(
             'arm_from_urdf = fabrik_ros.tools.arm_from_urdf:main',
             'arm_calibration_from_lerobot = fabrik_ros.tools.arm_calibration_from_lerobot:main',
             'moveit_config_from_arm = fabrik_ros.tools.moveit_config:main',
+            'leader_arm = fabrik_ros.nodes.leader_node:main',
         ],
     },
 )

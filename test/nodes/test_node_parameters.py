@@ -32,7 +32,8 @@ def test_the_table_row_of_each_node_is_what_it_declares(ros, arm_args, tmp_path,
 
 
 def test_the_table_knows_every_node_the_package_runs():
-    assert set(node_parameters().nodes) == {'fabrik_ik', 'servo_driver', 'sim_arm', 'web_view'}
+    assert set(node_parameters().nodes) == {'fabrik_ik', 'servo_driver', 'sim_arm', 'web_view',
+                                            'leader_arm'}
 
 
 def test_a_node_parameter_under_the_wildcard_stops_the_other_nodes_saying_whose_it_is(
