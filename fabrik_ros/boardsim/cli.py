@@ -29,6 +29,7 @@ from typing import Optional, Union
 from fabrik_ros.boardsim import simavr_board
 from fabrik_ros.boardsim.board import PROTOCOL_BAUD, SimBoard, SIMULATED_PROTOCOLS
 from fabrik_ros.boardsim.bus_firmware import BusFirmware
+from fabrik_ros.boardsim.hand import Hand, HandSweep, parse_sweep
 from fabrik_ros.boardsim.link_claim import LinkClaim
 from fabrik_ros.process.stop import StopRequest
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
@@ -81,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
                              'servo reports it, ~/servo_positions shows them): the shaft stops '
                              'there and pushes at its torque limit, as a gripper closing on '
                              'something; may be given more than once')
+    parser.add_argument('--hand', action='append', default=[], type=_hand_sweep,
+                        metavar='ID:COUNTS:PERIOD_S',
+                        help='a bus only: a hand moves servo ID up to COUNTS either side of '
+                             'where it stands, a round trip every PERIOD_S (a limp leader arm '
+                             'moved by hand); may be given more than once')
     parser.add_argument('--linger-s', type=float, default=1.0,
                         help='after a stop signal, keep answering until the line has been '
                              'quiet this long (default: 1.0)')
@@ -96,6 +102,14 @@ def _held_object(text: str) -> tuple[int, float]:
         return int(servo_id), float(count)
     except ValueError:
         raise argparse.ArgumentTypeError(f'{text!r}: must be ID:COUNT, e.g. 6:2300') from None
+
+
+def _hand_sweep(text: str) -> HandSweep:
+    """Return the sweep of ``--hand ID:COUNTS:PERIOD_S``."""
+    try:
+        return parse_sweep(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def main(args: Optional[Sequence[str]] = None) -> int:
@@ -119,6 +133,13 @@ def main(args: Optional[Sequence[str]] = None) -> int:
         if not 1 <= servo_id <= options.channels:
             parser.error(f'--object {servo_id}:...: no servo with id {servo_id} (ids 1..'
                          f'{options.channels})')
+    if options.hand and not Protocol(options.protocol).is_bus:
+        parser.error(f'--hand: --protocol {options.protocol} drives PWM servos, which a hand '
+                     'cannot move and that report no position; hands need a bus')
+    for sweep in options.hand:
+        if not 1 <= sweep.servo_id <= options.channels:
+            parser.error(f'--hand {sweep.servo_id}:...: no servo with id {sweep.servo_id} '
+                         f'(ids 1..{options.channels})')
     stop = StopRequest()
     stop.install()
     try:
@@ -177,6 +198,7 @@ class _PythonBoard:
                               corrupt_rate=options.corrupt_rate, seed=options.seed)
         self.options = options
         self.path = ''
+        self._hand: Optional[Hand] = None
 
     def __enter__(self) -> '_PythonBoard':
         self.board.start()
@@ -189,9 +211,14 @@ class _PythonBoard:
             except ValueError as error:
                 self.board.stop()
                 raise SetupError(f'--object {servo_id}:{count:g}: {error}') from None
+        if self.options.hand:
+            assert isinstance(firmware, BusFirmware)    # main refuses hands off a bus
+            self._hand = Hand(firmware, self.options.hand).start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        if self._hand is not None:
+            self._hand.stop()
         self.board.stop()
 
     def received_bytes(self) -> int:
