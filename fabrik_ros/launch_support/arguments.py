@@ -159,8 +159,15 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
 
 
 # Each launch file of the package and its arguments, to tell a name meant for the other file.
+def _teleop_arguments(share: Path) -> tuple[Argument, ...]:
+    """Return teleop.launch.py's arguments (its plan, teleop_plan, imports this module)."""
+    from fabrik_ros.launch_support.teleop_plan import teleop_arguments
+    return teleop_arguments(share)
+
+
 LAUNCH_FILES: dict[str, Callable[[Path], tuple[Argument, ...]]] = {
-    'arm.launch.py': arm_arguments, 'sim.launch.py': sim_arguments}
+    'arm.launch.py': arm_arguments, 'sim.launch.py': sim_arguments,
+    'teleop.launch.py': _teleop_arguments}
 
 
 def check_given_names(given: Iterable[str], launch_file: str, share: Path, *,
