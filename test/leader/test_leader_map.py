@@ -85,3 +85,21 @@ def test_the_watch_passes_new_readings_says_silence_once_and_the_return_once():
     assert [bool(v.warning) for v in silent] == [False, True, False]
     with pytest.raises(ValueError, match='silence_s'):
         LeaderWatch(silence_s=math.inf)
+
+
+def test_the_leader_core_imports_without_rclpy():
+    import subprocess
+    import sys
+    blocker = (
+        'import importlib.abc, sys\n'
+        'class Block(importlib.abc.MetaPathFinder):\n'
+        '    def find_spec(self, name, path=None, target=None):\n'
+        "        if name.split('.')[0] == 'rclpy' or name.split('.')[0].endswith('_msgs'):\n"
+        "            raise ImportError(f'blocked: {name}')\n"
+        'sys.meta_path.insert(0, Block())\n'
+        'import fabrik_ros.leader.leader_map, fabrik_ros.leader.leader_watch\n'
+        'import fabrik_ros.servo_io.limp_bus, fabrik_ros.boardsim.hand\n'
+        'import fabrik_ros.launch_support.teleop_plan\n')
+    result = subprocess.run([sys.executable, '-c', blocker], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
