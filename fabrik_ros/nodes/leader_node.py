@@ -104,8 +104,9 @@ class LeaderArmNode(ConfiguredNode):
         verdict = self._watch.take(None if reading is None else reading.stamp_s,
                                    now_s=time.monotonic())
         if verdict.warning:
+            error = f', {bus.last_error}' if bus.last_error is not None else ''
             self.get_logger().warning(f'{verdict.warning} (leader bus {bus.path}: '
-                                      f'{bus.state.value})')
+                                      f'{bus.state.value}{error})')
         if verdict.info:
             self.get_logger().info(verdict.info)
         if not verdict.publish or reading is None:

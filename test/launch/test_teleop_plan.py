@@ -125,5 +125,6 @@ def test_the_launch_file_refuses_a_misspelt_argument_and_starts_the_plan(monkeyp
         return opaque[0].execute(context)
     with pytest.raises(LaunchArgumentError, match='did you mean leader_port:='):
         run(leader_prot='/dev/x')
-    started = run(leader_port='/dev/ttyACM1', follower_port='/dev/ttyACM0')
-    assert len(started) == 2
+    started = run(leader_port='/dev/ttyACM1', follower_port='/dev/ttyACM0',
+                  robot_state_publisher='false')
+    assert [type(action).__name__ for action in started] == ['Node', 'Node']

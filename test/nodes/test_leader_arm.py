@@ -90,8 +90,9 @@ class Teleop:
             *common, '-p', f'port:={self.leader.path}', '-p',
             f'protocol:={leader_protocol.value}', *leader_args]))
         self.probe = ros.probe()
-        self.commands = []
+        self.commands, self.states = [], []
         self.probe.create_subscription(JointState, 'joint_commands', self.commands.append, 10)
+        self.probe.create_subscription(JointState, 'joint_states', self.states.append, 10)
 
     def present(self):
         return self.follower.firmware.present_positions(time.monotonic())
@@ -174,7 +175,7 @@ def test_a_leader_beyond_the_followers_limits_is_clamped(make_teleop):
 
 
 def test_an_unplugged_leader_holds_the_follower_and_a_replug_follows_without_a_jump(
-        make_teleop):
+        make_teleop, capfd):
     rig = make_teleop()
     rig.ros.spin_until(lambda: not any(rig.leader.firmware.torques()), timeout_s=20.0,
                        what='the leader limp')
@@ -190,6 +191,9 @@ def test_an_unplugged_leader_holds_the_follower_and_a_replug_follows_without_a_j
     far = list(first)
     far[ELBOW] -= 1.2           # moved by hand while its bus is unplugged
     rig.move_leader(far, 0.2)
+    states = len(rig.states)
+    rig.ros.spin_until(lambda: len(rig.states) >= states + 10, timeout_s=20.0,
+                       what='ten more joint_states of the follower (half a second)')
     assert len(rig.commands) == heard, 'nothing published while the leader is silent'
     assert all(abs(p - h) <= 3 for p, h in zip(rig.present(), held, strict=True)), \
         'the follower holds where it was'
@@ -206,6 +210,9 @@ def test_an_unplugged_leader_holds_the_follower_and_a_replug_follows_without_a_j
         min(seen) >= target - 3, f'straight to the leader, no jump elsewhere: {seen}'
     assert took >= 0.9 * 1.2 / slow, f'at the speed limit, not at once: {took:.2f} s'
     assert not rig.leader_node._watch.silent
+    logged = capfd.readouterr().err
+    assert logged.count('the follower holds where it is') == 1, logged
+    assert logged.count('leader readings again after') == 1, logged
 
 
 @pytest.mark.parametrize('args, words', [
