@@ -150,8 +150,8 @@ def test_the_follower_and_its_gripper_follow_a_leader_moved_by_hand_never_driven
     assert all(address == table.torque_enable.address and data == b'\x00'
                for _, address, data in writes), \
         f'the leader got only torque-off writes: {writes}'
-    if protocol is Protocol.FEETECH:        # torqued at power-up: turned off, once each
-        assert sorted(servo_id for servo_id, _, _ in writes) == IDS
+    if protocol is Protocol.FEETECH:        # torqued at power-up: each turned off
+        assert {servo_id for servo_id, _, _ in writes} == set(IDS)
     else:                                   # limp at power-up: nothing written at all
         assert writes == []
 
@@ -248,3 +248,31 @@ def test_the_parameter_table_row_of_leader_arm_is_what_it_declares(ros, tmp_path
         '-p', f'port:={tmp_path / "ttyNONE"}']))
     declared = tuple(name for name in _DECLARED[node] if name.split('.')[0] not in TOP_KEYS)
     assert node_parameters().of('leader_arm') == declared
+
+
+def test_a_leader_whose_servo_supply_is_cycled_is_turned_limp_again_and_never_driven(
+        make_teleop):
+    """The supply off: the servos fall silent; back on, torqued at power-up, admitted anew."""
+    rig = make_teleop()
+    servos = rig.leader.firmware.servos
+    rig.ros.spin_until(lambda: not any(rig.leader.firmware.torques()), timeout_s=20.0,
+                       what='the leader limp')
+    writes = len(rig.leader.writes())
+    for servo in servos:
+        servo.silent = True
+    rig.ros.spin_until(lambda: rig.leader_node._watch.silent, timeout_s=20.0,
+                       what='the leader said silent')
+    rig.leader.firmware.power_cycle_servos(time.monotonic())
+    assert all(rig.leader.firmware.torques()), 'torqued at power-up'
+    for servo in servos:
+        servo.silent = False
+    rig.ros.spin_until(lambda: not any(rig.leader.firmware.torques()), timeout_s=20.0,
+                       what=lambda: f'the leader limp again: {rig.leader.firmware.torques()}')
+    again = rig.leader.writes()[writes:]
+    assert {servo_id for servo_id, _, _ in again} == set(IDS)
+    assert all(address == STS3215.torque_enable.address and data == b'\x00'
+               for _, address, data in again), again
+    pose = list(ARM.home)
+    pose[ELBOW] -= 0.5
+    rig.move_leader(pose, 0.3)
+    rig.wait_follower_at(_counts(pose, 0.3), 'the follower following again')
