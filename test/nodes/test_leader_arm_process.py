@@ -1,5 +1,6 @@
 """The leader_arm executable: up on a simulated leader bus, publishing; SIGINT exits 0."""
 
+import subprocess
 import sys
 
 import pytest
@@ -38,3 +39,19 @@ def test_leader_arm_says_torque_off_publishes_and_exits_0(ros, group, tmp_path, 
         _assert_clean([(status, output)])
         assert output.count('torque stays off') == 1, output
         assert not any(bus.firmware.torques()), 'and stays limp'
+
+
+def test_leader_arm_answers_help():
+    result = subprocess.run([*_COMMAND, '--help'], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert 'a limp leader arm, moved by hand, drives the follower' in result.stdout
+
+
+def test_a_bad_mapping_stops_the_process_with_one_line(ros):
+    result = subprocess.run([*_COMMAND, '--ros-args', '--params-file', str(CONFIG),
+                             *ros.ros_args, '-p', 'directions:=[1, 1, -2, 1, 1, 1]'],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert 'cannot start: directions[2] = -2 (follower elbow_flex): must be 1 or -1' in (
+        result.stderr + result.stdout)
+    assert 'Traceback' not in result.stderr
