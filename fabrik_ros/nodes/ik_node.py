@@ -27,6 +27,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
+from fabrik_ros.nodes.frames import BaseFrames
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -139,6 +140,8 @@ class FabrikIkNode(ConfiguredNode):
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        # Targets in any tf frame: a tf2_ros buffer and listener on this node, if installed.
+        self._frames = BaseFrames.for_node(self, self._arm.base_frame)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self._path_timer = create_timer(self, 1.0 / self._path_rate_hz, self._on_path_timer)
@@ -207,15 +210,15 @@ class FabrikIkNode(ConfiguredNode):
     # -- targets -----------------------------------------------------------------------------
 
     def _on_target_point(self, msg: PointStamped, topic: str) -> None:
-        self._accept(lambda: target_from_point(msg, self._arm.base_frame, topic=topic), topic)
+        self._accept(lambda: target_from_point(msg, self._frames, topic=topic), topic)
 
     def _on_target_pose(self, msg: PoseStamped, topic: str) -> None:
         use_orientation = self._parameter('use_pose_orientation')
-        self._accept(lambda: target_from_pose(msg, self._arm.base_frame, topic=topic,
+        self._accept(lambda: target_from_pose(msg, self._frames, topic=topic,
                                               use_orientation=use_orientation), topic)
 
     def _on_interactive_drag(self, feedback: InteractiveMarkerFeedback) -> None:
-        self._accept(lambda: target_from_feedback(feedback, self._arm.base_frame), _INTERACTIVE)
+        self._accept(lambda: target_from_feedback(feedback, self._frames), _INTERACTIVE)
 
     def _accept(self, read: Callable[[], Target], source: str) -> None:
         """Solve the target ``read`` returns; a target message or solver refusal is dropped."""
@@ -237,7 +240,7 @@ class FabrikIkNode(ConfiguredNode):
     def _on_target_path(self, serialized: bytes, topic: str) -> None:
         """Hand the path to the worker; the arm holds still until it is ready."""
         start_m = _vector(self._arm.fk(self._seed() or self._arm.home)[-1])
-        request = PathRequest(serialized, topic, self._arm.base_frame, start_m,
+        request = PathRequest(serialized, topic, self._frames, start_m,
                               self._parameter('path_speed_m_s'), self._arm)
         try:
             self._paths.submit(request)
@@ -468,8 +471,9 @@ class FabrikIkNode(ConfiguredNode):
         return self._interactive is not None
 
     def shutdown(self) -> None:
-        """Stop the path worker and the interactive marker."""
+        """Stop the path worker, the tf listener and the interactive marker."""
         self._paths.shutdown()
+        self._frames.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
 
