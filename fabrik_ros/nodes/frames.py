@@ -10,8 +10,11 @@ as before, saying tf2_ros is not installed.
 
 Waiting for a transform: the listener's subscriptions are the node's own, so they run on the
 node's executor thread. A callback on that thread that waited for a transform would keep the
-listener from receiving it, so lookups there never wait (``wait_s`` 0): the transform is
-there or the target is refused. The path intake's worker thread may wait
+listener from receiving it, so lookups there never wait (``wait_s`` 0). A target whose
+transform tf does not have yet (stamped a little after tf's newest, as RViz stamps its
+clicks "now"; a frame not heard yet) is kept instead by :class:`TransformWait` and tried
+again on a timer, between the listener's callbacks, for up to :data:`TF_WAIT_S`; a newer
+target replaces it. The path intake's worker thread waits in the lookup itself
 (:data:`TF_WAIT_S`): the executor keeps receiving /tf meanwhile. That is safe: tf2's
 BufferCore guards its frames with a mutex and tf2_py holds the GIL for each call, so the
 worker's lookups and the listener's inserts interleave whole. (The listener's own
@@ -20,19 +23,26 @@ worker's lookups and the listener's inserts interleave whole. (The listener's ow
 The transforms are applied here with numpy (tf2_geometry_msgs needs the C++ tf2_ros).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 import re
-from typing import Any
+import time as monotonic_time
+from typing import Any, Optional
 
 import numpy as np
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.time import Time
 
-from fabrik_ros.nodes.targets import TargetCause, TargetMessageError, Vector
+from fabrik_ros.kinematics import TargetError
+from fabrik_ros.nodes.targets import cause_of, TargetCause, TargetMessageError, Vector
+from fabrik_ros.nodes.timers import create_timer
 
-# How long a lookup on a worker thread (target_path) waits for a transform to arrive [s].
+# How long a target waits for its transform to arrive in tf [s]: a path's lookup on the
+# worker thread, a point or pose tried again on the executor's (TF_RETRY_S apart).
 TF_WAIT_S = 0.2
+TF_RETRY_S = 0.01
+_WAITS_FOR_TF = (TargetCause.UNKNOWN_FRAME, TargetCause.NOT_AT_STAMP)
 # A refusal names at most this many of the frames tf has, then says how many more there are.
 LISTED_FRAMES = 12
 # Frame names and tf's own error text in a refusal are cut to these many characters.
@@ -252,3 +262,65 @@ def _shown(name: str) -> str:
 def _cut(text: str, limit: int = _TF_TEXT_CHARS) -> str:
     return text if len(text) <= limit else f'{text[:limit]}... ({len(text)} characters)'
 
+
+Retry = Callable[[], Any]
+
+
+class TransformWait:
+    """The newest target whose transform tf did not have, tried again until it has it.
+
+    ``accept(read, source)`` is the node's: it calls ``read()`` and, when that raises, asks
+    :meth:`hold` whether to keep the target. A kept one is accepted again every
+    :data:`TF_RETRY_S` (a timer on the node, running only while a target waits) until it
+    reads, is refused for another reason, or :data:`TF_WAIT_S` has passed since it came;
+    then its refusal is the node's to log.
+    """
+
+    def __init__(self, node: Node, frames: BaseFrames,
+                 accept: Callable[[Retry, str], None]) -> None:
+        """Keep targets for ``node`` when ``frames`` looks them up in tf."""
+        self._uses_tf = frames.uses_tf
+        self._accept = accept
+        self._waiting: Optional[tuple[Retry, str, float]] = None    # read, source, until
+        # Without tf no target waits: then no timer either.
+        self._timer = create_timer(node, TF_RETRY_S, self._on_timer) if self._uses_tf else None
+        if self._timer is not None:
+            self._timer.cancel()
+
+    @property
+    def waiting(self) -> bool:
+        """Return True while a target waits for its transform."""
+        return self._waiting is not None
+
+    def hold(self, error: TargetError, read: Retry, source: str) -> bool:
+        """Return True if the target ``read`` waits for tf (the error is not to be logged).
+
+        A target refused for a transform tf does not have is kept, replacing any kept
+        before; the one kept is let go once its time is up.
+        """
+        waits = self._uses_tf and cause_of(error) in _WAITS_FOR_TF
+        now_s = monotonic_time.monotonic()
+        if self._waiting is not None and self._waiting[0] is read:
+            if waits and now_s < self._waiting[2]:
+                return True
+            self.drop()
+            return False
+        self.drop()             # a newer target replaces the one waiting
+        if not waits:
+            return False
+        self._waiting = (read, source, now_s + TF_WAIT_S)
+        if self._timer is not None:
+            self._timer.reset()
+        return True
+
+    def drop(self) -> None:
+        """Forget the waiting target (it was read, or a newer target or a path came)."""
+        if self._waiting is not None:
+            self._waiting = None
+            if self._timer is not None:
+                self._timer.cancel()
+
+    def _on_timer(self) -> None:
+        if self._waiting is not None:        # drop() cancels the timer: always, in practice
+            read, source, _ = self._waiting
+            self._accept(read, source)

@@ -27,7 +27,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
-from fabrik_ros.nodes.frames import BaseFrames
+from fabrik_ros.nodes.frames import BaseFrames, TransformWait
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -142,6 +142,7 @@ class FabrikIkNode(ConfiguredNode):
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         # Targets in any tf frame: a tf2_ros buffer and listener on this node, if installed.
         self._frames = BaseFrames.for_node(self, self._arm.base_frame)
+        self._tf_wait = TransformWait(self, self._frames, self._accept)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self._path_timer = create_timer(self, 1.0 / self._path_rate_hz, self._on_path_timer)
@@ -221,9 +222,18 @@ class FabrikIkNode(ConfiguredNode):
         self._accept(lambda: target_from_feedback(feedback, self._frames), _INTERACTIVE)
 
     def _accept(self, read: Callable[[], Target], source: str) -> None:
-        """Solve the target ``read`` returns; a target message or solver refusal is dropped."""
+        """Solve the target ``read`` returns; a target message or solver refusal is dropped.
+
+        A target whose transform tf does not have yet waits for it (frames.TransformWait).
+        """
         try:
             target = read()
+        except TargetError as error:
+            if not self._tf_wait.hold(error, read, source):
+                self._reject(error)
+            return
+        self._tf_wait.drop()
+        try:
             self._stop_path()
             self._solve(target.position_m, target.approach, source)
         except TargetError as error:
@@ -247,6 +257,7 @@ class FabrikIkNode(ConfiguredNode):
         except TargetError as error:
             self._reject(error)
             return
+        self._tf_wait.drop()          # the path is newer than a target waiting for tf
         self._follower = None
         self._path_active = True
         self._path_timer.reset()      # its ticks take the path once it is prepared

@@ -17,6 +17,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import InteractiveMarkerFeedback
 
 from fabrik_ros.kinematics import load_arm
+from fabrik_ros.nodes import frames as frames_module
 from fabrik_ros.nodes.frames import BaseFrames, LISTED_FRAMES, TF_WAIT_S
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.interactive_target import target_from_feedback
@@ -340,3 +341,31 @@ def test_without_tf2_ros_a_target_in_another_frame_is_refused_as_before(
         in err
     assert ("target_point: frame_id 'camera_link' is not the arm's base frame "
             "'base_link' (tf2_ros is not installed: send targets in 'base_link')") in err
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(60)
+def test_a_target_stamped_after_the_newest_transform_waits_for_it_and_a_newer_one_replaces_it(
+        ros, arm_args, stand_in, monkeypatch):
+    """As RViz stamps its clicks "now": tf's transform for that time comes a little later."""
+    monkeypatch.setattr(frames_module, 'TF_WAIT_S', 30.0)     # the test, not the clock, decides
+    rig = _Rig(ros, arm_args)
+    [buffer] = tf2_stand_in.BUFFERS
+    for seconds, x in ((1.0, 0.0), (2.0, 0.0)):
+        buffer.set_transform(_transform('camera_link', (x, 0.0, 0.2), CAMERA_XYZW,
+                                        stamp_s=seconds), 'test')
+    rig.publish('target_point', _point(IN_CAMERA, stamp_s=3.0))
+    ros.spin_until(lambda: rig.ik._tf_wait.waiting, timeout_s=10.0,
+                   what='the target to wait for its transform')
+    buffer.set_transform(_transform('camera_link', (0.2, 0.0, 0.2), CAMERA_XYZW, stamp_s=4.0),
+                         'test')
+    # At 3 s the camera is half way from x = 0.0 (2 s) to 0.2 (4 s): where _camera() puts it.
+    assert np.linalg.norm(rig.tip_after(1) - IN_BASE) < TOOL_MM
+    assert not rig.ik._tf_wait.waiting and rig.ik._stats.rejected == 0
+
+    rig.publish('target_point', _point(IN_CAMERA, stamp_s=5.0))
+    ros.spin_until(lambda: rig.ik._tf_wait.waiting, timeout_s=10.0,
+                   what='the second target to wait for its transform')
+    rig.publish('target_point', _point((0.12, 0.0, 0.1), frame_id='base_link'))
+    assert np.linalg.norm(rig.tip_after(2) - (0.12, 0.0, 0.1)) < TOOL_MM
+    assert not rig.ik._tf_wait.waiting, 'the newer target replaced the waiting one'
