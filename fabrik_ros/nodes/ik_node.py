@@ -89,7 +89,9 @@ class FabrikIkNode(ConfiguredNode):
       target ends a path. A path of more than ``MAX_PATH_POSES`` poses is refused from its
       header; a smaller one is prepared on a worker thread (path_intake), so targets are
       answered meanwhile, and a target that comes first supersedes it.
-    - A target that is not finite, not in the base frame (an empty frame_id means the base
+    - Targets in another frame than the base frame are transformed with tf2_ros where it is
+      installed (nodes/frames.py). A target that is not finite, in a frame tf cannot
+      transform (without tf2_ros: any but the base frame; an empty frame_id means the base
       frame), or (with ``use_pose_orientation``) has no usable orientation is dropped with a
       throttled warning naming the topic it came on. An unreachable one moves the arm to the
       closest pose within limits, with a warning that says whether the position or only the

@@ -170,8 +170,10 @@ def test_an_unknown_frame_is_refused_naming_it_and_the_frames_tf_has(tf2):
     assert str(nothing.value).endswith('tf has no frames (nothing heard on /tf or /tf_static)')
     with pytest.raises(TargetMessageError) as slash:
         target_from_point(_point(IN_CAMERA, frame_id='/camera_link'), frames)
-    assert str(slash.value).startswith("target_point: tf cannot transform '/camera_link' into "
-                                       "'base_link': ")
+    assert str(slash.value) == ("target_point: tf cannot transform '/camera_link' into "
+                                "'base_link': Invalid argument \"/camera_link\" passed to "
+                                'lookupTransform argument source_frame - in tf2 frame_ids '
+                                "cannot start with a '/'")
 
 
 def test_the_frames_named_and_a_long_frame_id_are_bounded(monkeypatch):

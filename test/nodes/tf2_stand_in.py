@@ -252,7 +252,7 @@ class Buffer:
             if frame.startswith('/'):
                 raise InvalidArgumentException(
                     f'Invalid argument "{frame}" passed to lookupTransform argument '
-                    f"{argument} - in tf2 frame_ids cannot start with a '/' like: ")
+                    f"{argument} - in tf2 frame_ids cannot start with a '/'")
             if frame not in self._numbered:
                 raise LookupException(f'"{frame}" passed to lookupTransform argument '
                                       f'{argument} does not exist. ')
