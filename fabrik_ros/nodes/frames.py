@@ -48,6 +48,7 @@ LISTED_FRAMES = 12
 # Frame names and tf's own error text in a refusal are cut to these many characters.
 _NAME_CHARS = 64
 _TF_TEXT_CHARS = 240
+_LATEST = Time().to_msg()          # a zero stamp: tf's latest transform
 _FRAME_LINE = re.compile(r'^Frame (.+) exists with parent (.+)\.$')
 
 
@@ -159,9 +160,18 @@ class BaseFrames:
     def rotation_to_base(self, frame_id: str, stamp, *, where: str = 'jog/twist') -> np.ndarray:
         """Return the 3x3 rotation taking vectors in ``frame_id`` into the base frame.
 
-        :raises TargetMessageError: as :meth:`to_base`
+        A vector is a command for now (a jog twist): where tf has no transform at ``stamp``
+        (a stream stamped "now" runs a little ahead of a moving frame's transforms), the
+        latest transform is taken.
+
+        :raises TargetMessageError: as :meth:`to_base`, but for the stamp
         """
-        return self.to_base(where, frame_id, stamp).rotation
+        try:
+            return self.to_base(where, frame_id, stamp).rotation
+        except TargetMessageError as error:
+            if error.cause is not TargetCause.NOT_AT_STAMP:
+                raise
+        return self.to_base(where, frame_id, _LATEST).rotation
 
     def shutdown(self) -> None:
         """Stop listening to /tf and /tf_static."""

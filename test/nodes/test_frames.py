@@ -146,6 +146,18 @@ def test_a_zero_stamp_takes_the_latest_transform_and_a_stamp_its_own(tf2):
     assert text.endswith('a zero stamp takes the latest transform')
 
 
+def test_a_vector_takes_the_latest_rotation_where_tf_has_none_at_its_stamp(tf2):
+    frames, buffer = _frames(tf2)
+    for seconds, xyzw in ((1.0, (0.0, 0.0, 0.0, 1.0)), (2.0, CAMERA_XYZW)):
+        buffer.set_transform(_transform('hand', (0.0, 0.0, 0.0), xyzw, stamp_s=seconds), 'test')
+    quarter = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    assert np.allclose(frames.rotation_to_base('hand', _stamp(1.0)), np.eye(3))
+    assert np.allclose(frames.rotation_to_base('hand', _stamp(2.5)), quarter)
+    with pytest.raises(TargetMessageError) as unknown:
+        frames.rotation_to_base('elbow_camera', _stamp(2.5))
+    assert str(unknown.value).startswith("jog/twist: tf knows no frame 'elbow_camera'")
+
+
 def test_an_unknown_frame_is_refused_naming_it_and_the_frames_tf_has(tf2):
     frames, buffer = _frames(tf2, _camera())
     with pytest.raises(TargetMessageError) as unknown:
@@ -371,3 +383,18 @@ def test_a_target_stamped_after_the_newest_transform_waits_for_it_and_a_newer_on
     rig.publish('target_point', _point((0.12, 0.0, 0.1), frame_id='base_link'))
     assert np.linalg.norm(rig.tip_after(2) - (0.12, 0.0, 0.1)) < TOOL_MM
     assert not rig.ik._tf_wait.waiting, 'the newer target replaced the waiting one'
+
+
+@pytest.mark.ros
+@pytest.mark.timeout(60)
+def test_fabrik_ik_with_the_real_tf2_ros_moves_to_a_point_in_a_camera_frame(ros, arm_args):
+    """Where tf2_ros is installed: /tf_static from a StaticTransformBroadcaster, as a user's."""
+    tf2_ros = pytest.importorskip('tf2_ros')
+    rig = _Rig(ros, arm_args)
+    broadcaster = tf2_ros.StaticTransformBroadcaster(rig.probe)
+    broadcaster.sendTransform(_camera())
+    rig.publish('target_point', _point(IN_CAMERA, frame_id='kitchen_camera'))
+    rig.refused(1)
+    ros.spin_until(lambda: len(rig.commands) >= 1, timeout_s=10.0, what='a command',
+                   during=lambda: rig.publish('target_point', _point(IN_CAMERA)))
+    assert np.linalg.norm(ARM.fk(list(rig.commands[-1].position))[-1] - IN_BASE) < TOOL_MM
