@@ -27,6 +27,7 @@ from fabrik_ros.nodes.diagnostics import (
     Level,
     status_name,
 )
+from fabrik_ros.nodes.frames import BaseFrames, TransformWait
 from fabrik_ros.nodes.interactive_target import (
     InteractiveTarget,
     target_from_feedback,
@@ -88,7 +89,9 @@ class FabrikIkNode(ConfiguredNode):
       target ends a path. A path of more than ``MAX_PATH_POSES`` poses is refused from its
       header; a smaller one is prepared on a worker thread (path_intake), so targets are
       answered meanwhile, and a target that comes first supersedes it.
-    - A target that is not finite, not in the base frame (an empty frame_id means the base
+    - Targets in another frame than the base frame are transformed with tf2_ros where it is
+      installed (nodes/frames.py). A target that is not finite, in a frame tf cannot
+      transform (without tf2_ros: any but the base frame; an empty frame_id means the base
       frame), or (with ``use_pose_orientation``) has no usable orientation is dropped with a
       throttled warning naming the topic it came on. An unreachable one moves the arm to the
       closest pose within limits, with a warning that says whether the position or only the
@@ -139,6 +142,9 @@ class FabrikIkNode(ConfiguredNode):
         self._markers = self.create_publisher(MarkerArray, 'ik_markers', _MARKER_QOS)
         self._reached = self.create_publisher(Bool, 'target_reached', _MARKER_QOS)
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        # Targets in any tf frame: a tf2_ros buffer and listener on this node, if installed.
+        self._frames = BaseFrames.for_node(self, self._arm.base_frame)
+        self._tf_wait = TransformWait(self, self._frames, self._accept)
         self._subscribe_targets()
         self.create_subscription(JointState, 'joint_states', self._on_joint_states, 10)
         self._path_timer = create_timer(self, 1.0 / self._path_rate_hz, self._on_path_timer)
@@ -207,20 +213,29 @@ class FabrikIkNode(ConfiguredNode):
     # -- targets -----------------------------------------------------------------------------
 
     def _on_target_point(self, msg: PointStamped, topic: str) -> None:
-        self._accept(lambda: target_from_point(msg, self._arm.base_frame, topic=topic), topic)
+        self._accept(lambda: target_from_point(msg, self._frames, topic=topic), topic)
 
     def _on_target_pose(self, msg: PoseStamped, topic: str) -> None:
         use_orientation = self._parameter('use_pose_orientation')
-        self._accept(lambda: target_from_pose(msg, self._arm.base_frame, topic=topic,
+        self._accept(lambda: target_from_pose(msg, self._frames, topic=topic,
                                               use_orientation=use_orientation), topic)
 
     def _on_interactive_drag(self, feedback: InteractiveMarkerFeedback) -> None:
-        self._accept(lambda: target_from_feedback(feedback, self._arm.base_frame), _INTERACTIVE)
+        self._accept(lambda: target_from_feedback(feedback, self._frames), _INTERACTIVE)
 
     def _accept(self, read: Callable[[], Target], source: str) -> None:
-        """Solve the target ``read`` returns; a target message or solver refusal is dropped."""
+        """Solve the target ``read`` returns; a target message or solver refusal is dropped.
+
+        A target whose transform tf does not have yet waits for it (frames.TransformWait).
+        """
         try:
             target = read()
+        except TargetError as error:
+            if not self._tf_wait.hold(error, read, source):
+                self._reject(error)
+            return
+        self._tf_wait.drop()
+        try:
             self._stop_path()
             self._solve(target.position_m, target.approach, source)
         except TargetError as error:
@@ -237,13 +252,14 @@ class FabrikIkNode(ConfiguredNode):
     def _on_target_path(self, serialized: bytes, topic: str) -> None:
         """Hand the path to the worker; the arm holds still until it is ready."""
         start_m = _vector(self._arm.fk(self._seed() or self._arm.home)[-1])
-        request = PathRequest(serialized, topic, self._arm.base_frame, start_m,
+        request = PathRequest(serialized, topic, self._frames, start_m,
                               self._parameter('path_speed_m_s'), self._arm)
         try:
             self._paths.submit(request)
         except TargetError as error:
             self._reject(error)
             return
+        self._tf_wait.drop()          # the path is newer than a target waiting for tf
         self._follower = None
         self._path_active = True
         self._path_timer.reset()      # its ticks take the path once it is prepared
@@ -468,8 +484,9 @@ class FabrikIkNode(ConfiguredNode):
         return self._interactive is not None
 
     def shutdown(self) -> None:
-        """Stop the path worker and the interactive marker."""
+        """Stop the path worker, the tf listener and the interactive marker."""
         self._paths.shutdown()
+        self._frames.shutdown()
         if self._interactive is not None:
             self._interactive.shutdown()
 

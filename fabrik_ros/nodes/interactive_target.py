@@ -20,6 +20,7 @@ from visualization_msgs.msg import (
     Marker,
 )
 
+from fabrik_ros.nodes.frames import BaseFrames
 from fabrik_ros.nodes.targets import Target, target_from_point
 
 MARKER_NAME = 'target'
@@ -37,18 +38,19 @@ def is_drag(message: InteractiveMarkerFeedback) -> bool:
     return message.event_type == InteractiveMarkerFeedback.POSE_UPDATE
 
 
-def target_from_feedback(message: InteractiveMarkerFeedback, base_frame: str) -> Target:
+def target_from_feedback(message: InteractiveMarkerFeedback, frames: BaseFrames) -> Target:
     """Return the target a drag sets: the marker's position, checked as a target_point is.
 
-    RViz reports the pose in the marker's frame, the base frame.
+    RViz reports the pose in the marker's frame, the base frame; feedback in another frame
+    is transformed as a target_point is.
 
-    :raises TargetMessageError: for a frame other than ``base_frame`` (empty means the base
-        frame) or a non-finite position, naming the feedback topic
+    :raises TargetMessageError: for a frame ``frames`` cannot transform into the base frame
+        (empty means the base frame) or a non-finite position, naming the feedback topic
     """
     point = PointStamped(header=message.header)
     position = message.pose.position
     point.point.x, point.point.y, point.point.z = position.x, position.y, position.z
-    return target_from_point(point, base_frame, topic=FEEDBACK_TOPIC)
+    return target_from_point(point, frames, topic=FEEDBACK_TOPIC)
 
 
 class InteractiveTarget:

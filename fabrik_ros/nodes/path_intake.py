@@ -28,6 +28,7 @@ from nav_msgs.msg import Path
 import numpy as np
 
 from fabrik_ros.kinematics import Arm
+from fabrik_ros.nodes.frames import BaseFrames, TF_WAIT_S
 from fabrik_ros.nodes.path_follower import PathFollower, Point
 from fabrik_ros.nodes.targets import (
     deserialized,
@@ -90,7 +91,7 @@ class PathRequest:
 
     serialized: bytes
     topic: str
-    base_frame: str
+    frames: BaseFrames   # the poses' frames -> the arm's base frame (thread-safe lookups)
     start_m: Point       # where the tool is: the curve starts there
     speed_m_s: float
     arm: Arm             # every pose is checked for reach with it
@@ -109,12 +110,15 @@ class PreparedPath:
 def prepare_path(request: PathRequest) -> PreparedPath:
     """Deserialize, check and sample a path (on the worker thread; touches no node).
 
-    :raises TargetError: for bytes that are no Path, too many poses, no poses, a wrong frame,
-        a non-finite pose or a pose out of the arm's reach
+    A pose in another frame is looked up in tf here, waiting up to :data:`TF_WAIT_S` for its
+    transform (the executor's thread keeps feeding tf meanwhile).
+
+    :raises TargetError: for bytes that are no Path, too many poses, no poses, a frame with
+        no transform, a non-finite pose or a pose out of the arm's reach
     """
     msg = deserialized(request.serialized, Path, topic=request.topic)
     check_pose_count(len(msg.poses), request.topic)
-    targets = targets_from_path(msg, request.base_frame, topic=request.topic)
+    targets = targets_from_path(msg, request.frames, topic=request.topic, wait_s=TF_WAIT_S)
     try:
         follower = PathFollower.through([request.start_m, *(t.position_m for t in targets)],
                                         speed_m_s=request.speed_m_s)

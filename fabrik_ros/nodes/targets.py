@@ -3,13 +3,16 @@
 from dataclasses import dataclass
 from enum import Enum
 import math
-from typing import Optional
+from typing import Optional, TYPE_CHECKING
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped
 from nav_msgs.msg import Path
 from rclpy.serialization import deserialize_message
 
 from fabrik_ros.kinematics import TargetError
+
+if TYPE_CHECKING:       # frames.py raises this module's errors, so it imports it
+    from fabrik_ros.nodes.frames import BaseFrames, RigidTransform
 
 Vector = tuple[float, float, float]
 
@@ -19,6 +22,8 @@ class TargetCause(Enum):
 
     NOT_FINITE = 'not finite'
     WRONG_FRAME = 'wrong frame'
+    UNKNOWN_FRAME = 'unknown frame'          # tf does not know it, or cannot reach it
+    NOT_AT_STAMP = 'no transform at stamp'   # tf knows it, not at the message's stamp
     EMPTY_PATH = 'empty path'
     TOO_MANY_POSES = 'too many poses'
     NO_ROTATION = 'no rotation'
@@ -51,15 +56,15 @@ class Target:
     approach: Optional[Vector] = None
 
 
-def target_from_point(msg: PointStamped, base_frame: str, *,
+def target_from_point(msg: PointStamped, frames: 'BaseFrames', *,
                       topic: str = 'target_point') -> Target:
     """Return the target of a PointStamped received on ``topic`` (named in errors).
 
-    :raises TargetMessageError: for a frame other than ``base_frame`` (empty means the base
-        frame) or a non-finite coordinate
+    :raises TargetMessageError: for a frame ``frames`` cannot transform into the base frame
+        (an empty frame_id means the base frame) or a non-finite coordinate
     """
-    _check_frame(topic, msg.header.frame_id, base_frame)
-    return Target(_finite_point(topic, msg.point))
+    to_base = frames.to_base(topic, msg.header.frame_id, msg.header.stamp)
+    return Target(_in_base(topic, to_base, _finite_point(topic, msg.point), frames))
 
 
 def deserialized(serialized: bytes, msg_type, *, topic: str):
@@ -80,51 +85,72 @@ def _type_name(msg_type) -> str:
     return f'{msg_type.__module__.split(".")[0]}/{msg_type.__name__}'
 
 
-def target_from_pose(msg: PoseStamped, base_frame: str, *, topic: str = 'target_pose',
+def target_from_pose(msg: PoseStamped, frames: 'BaseFrames', *, topic: str = 'target_pose',
                      use_orientation: bool = False) -> Target:
     """Return the target of a PoseStamped; its orientation's x axis is the approach axis.
 
     The orientation is read only when ``use_orientation``: then it must be a rotation (any
-    non-zero length; it is normalised), and the approach axis is set.
+    non-zero length; it is normalised), and the approach axis is set. A pose in another frame
+    is transformed: its position, and its approach axis rotated into the base frame.
 
-    :raises TargetMessageError: for a wrong frame, a non-finite position, or, when the
-        orientation is used, a non-finite or all-zero quaternion
+    :raises TargetMessageError: for a frame with no transform, a non-finite position, or,
+        when the orientation is used, a non-finite or all-zero quaternion
     """
-    _check_frame(topic, msg.header.frame_id, base_frame)
-    return _target_of(msg.pose, topic, use_orientation)
+    to_base = frames.to_base(topic, msg.header.frame_id, msg.header.stamp)
+    return _target_of(msg.pose, topic, use_orientation, to_base, frames)
 
 
-def targets_from_path(msg: Path, base_frame: str, *, topic: str = 'target_path') -> list[Target]:
+def targets_from_path(msg: Path, frames: 'BaseFrames', *, topic: str = 'target_path',
+                      wait_s: float = 0.0) -> list[Target]:
     """Return the targets of every pose of a Path, in order (orientations are not used).
 
-    A pose with an empty frame_id inherits the path's frame.
+    A pose with an empty frame_id takes the path's header (frame and stamp); a pose with a
+    frame of its own is transformed at its own stamp. Each frame and stamp is looked up once.
 
+    :param wait_s: how long a lookup may wait for its transform (off the executor's thread)
     :raises TargetMessageError: if the path is empty or any pose is unusable (naming its index)
     """
-    _check_frame(topic, msg.header.frame_id, base_frame)
+    path_to_base = frames.to_base(topic, msg.header.frame_id, msg.header.stamp, wait_s=wait_s)
     if not msg.poses:
         raise TargetMessageError(TargetCause.EMPTY_PATH,
                                  f'{topic} has no poses, needs at least one: '
                                  f'the arm keeps its current target')
+    looked_up: dict[tuple[str, int, int], RigidTransform] = {}
     targets = []
     for index, stamped in enumerate(msg.poses):
         where = f'{topic}.poses[{index}]'
-        _check_frame(where, stamped.header.frame_id or msg.header.frame_id, base_frame)
-        targets.append(_target_of(stamped.pose, where, False))
+        header = stamped.header
+        to_base = path_to_base
+        if header.frame_id:
+            key = (header.frame_id, header.stamp.sec, header.stamp.nanosec)
+            if key not in looked_up:
+                looked_up[key] = frames.to_base(where, header.frame_id, header.stamp,
+                                                wait_s=wait_s)
+            to_base = looked_up[key]
+        targets.append(_target_of(stamped.pose, where, False, to_base, frames))
     return targets
 
 
-def _target_of(pose: Pose, where: str, use_orientation: bool) -> Target:
+def _target_of(pose: Pose, where: str, use_orientation: bool, to_base: 'RigidTransform',
+               frames: 'BaseFrames') -> Target:
     approach = _approach_axis(where, pose.orientation) if use_orientation else None
-    return Target(_finite_point(where, pose.position), approach)
+    if approach is not None and not to_base.is_identity:
+        approach = to_base.rotate(approach)
+    return Target(_in_base(where, to_base, _finite_point(where, pose.position), frames),
+                  approach)
 
 
-def _check_frame(where: str, frame_id: str, base_frame: str) -> None:
-    if frame_id not in ('', base_frame):
-        raise TargetMessageError(TargetCause.WRONG_FRAME,
-                                 f"{where}: frame_id {frame_id!r} is not the arm's base "
-                                 f"frame '{base_frame}' (no tf2 here: send targets in "
-                                 f"'{base_frame}')")
+def _in_base(where: str, to_base: 'RigidTransform', point: Vector,
+             frames: 'BaseFrames') -> Vector:
+    """Return ``point`` transformed into the base frame, refused if it leaves the floats."""
+    if to_base.is_identity:
+        return point
+    moved = to_base.apply(point)
+    if not all(math.isfinite(v) for v in moved):
+        raise TargetMessageError(TargetCause.NOT_FINITE,
+                                 f"{where}: position {point} is {moved} in the arm's base "
+                                 f"frame '{frames.base_frame}', not finite")
+    return moved
 
 
 def _finite_point(where: str, point) -> Vector:

@@ -20,6 +20,7 @@ from sensor_msgs.msg import JointState
 from visualization_msgs.msg import InteractiveMarkerFeedback, InteractiveMarkerUpdate
 
 from fabrik_ros.kinematics import load_arm
+from fabrik_ros.nodes.frames import BaseFrames
 from fabrik_ros.nodes.ik_node import FabrikIkNode
 from fabrik_ros.nodes.interactive_target import (
     FEEDBACK_TOPIC,
@@ -34,6 +35,7 @@ from test.nodes.conftest import ARM_CONFIG
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(60)]
 
 ARM = load_arm(ARM_CONFIG)
+BASE = BaseFrames('base_link')     # no tf: the base frame (or an empty frame_id) only
 DRAGGED = (0.12, 0.05, 0.15)
 
 
@@ -48,12 +50,12 @@ def _feedback(xyz, *, frame_id='base_link',
 
 
 def test_a_drag_is_the_marker_position_checked_as_a_target_point():
-    assert target_from_feedback(_feedback(DRAGGED), 'base_link').position_m == DRAGGED
-    assert target_from_feedback(_feedback(DRAGGED, frame_id=''), 'base_link').approach is None
+    assert target_from_feedback(_feedback(DRAGGED), BASE).position_m == DRAGGED
+    assert target_from_feedback(_feedback(DRAGGED, frame_id=''), BASE).approach is None
     with pytest.raises(TargetMessageError) as wrong:
-        target_from_feedback(_feedback(DRAGGED, frame_id='map'), 'base_link')
+        target_from_feedback(_feedback(DRAGGED, frame_id='map'), BASE)
     with pytest.raises(TargetMessageError) as nan:
-        target_from_feedback(_feedback((math.nan, 0.0, 0.1)), 'base_link')
+        target_from_feedback(_feedback((math.nan, 0.0, 0.1)), BASE)
     assert wrong.value.cause is TargetCause.WRONG_FRAME
     assert str(wrong.value).startswith(f"{FEEDBACK_TOPIC}: frame_id 'map' is not")
     assert nan.value.cause is TargetCause.NOT_FINITE

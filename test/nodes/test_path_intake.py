@@ -13,6 +13,7 @@ from rclpy.serialization import serialize_message
 
 from fabrik_ros.kinematics import load_arm
 from fabrik_ros.nodes import path_intake
+from fabrik_ros.nodes.frames import BaseFrames
 from fabrik_ros.nodes.path_intake import (
     check_reach,
     MAX_PATH_POSES,
@@ -26,6 +27,7 @@ from fabrik_ros.nodes.targets import TargetCause, TargetMessageError
 START = (0.1, 0.0, 0.1)
 CONFIG = FilePath(__file__).resolve().parents[2] / 'config'
 ARM = load_arm(CONFIG / 'arm_4dof.yaml')
+BASE = BaseFrames('base_link')     # no tf: the base frame (or an empty frame_id) only
 
 
 def _path(poses: int, frame_id: str = 'base_link', pose_frame: str = '') -> Path:
@@ -40,7 +42,7 @@ def _path(poses: int, frame_id: str = 'base_link', pose_frame: str = '') -> Path
 
 
 def _request(path: Path) -> PathRequest:
-    return PathRequest(serialize_message(path), 'target_path', 'base_link', START, 0.05, ARM)
+    return PathRequest(serialize_message(path), 'target_path', BASE, START, 0.05, ARM)
 
 
 def _wait_until(condition) -> None:
@@ -114,7 +116,7 @@ def test_bytes_that_are_no_path_are_refused_as_malformed_when_taken(intake):
     header = bytes([0, 1, 0, 0]) + bytes(8) + (5).to_bytes(4, 'little') + b'base\x00' + bytes(3)
     garbage = header + (1).to_bytes(4, 'little') + b'\xff' * 3
     assert pose_count(garbage) == 1
-    intake.submit(PathRequest(garbage, 'target_path', 'base_link', START, 0.05, ARM))
+    intake.submit(PathRequest(garbage, 'target_path', BASE, START, 0.05, ARM))
     _wait_until(lambda: not intake.pending)
     with pytest.raises(TargetMessageError) as raised:
         intake.take()

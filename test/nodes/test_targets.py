@@ -7,6 +7,7 @@ from nav_msgs.msg import Path
 import pytest
 
 from fabrik_ros.kinematics import TargetError
+from fabrik_ros.nodes.frames import BaseFrames
 from fabrik_ros.nodes.targets import (
     cause_of,
     deserialized,
@@ -15,6 +16,8 @@ from fabrik_ros.nodes.targets import (
     TargetCause,
     targets_from_path,
 )
+
+BASE = BaseFrames('base_link')     # no tf: the base frame (or an empty frame_id) only
 
 
 def _pose(xyz, frame_id='', quaternion_wxyz=(1.0, 0.0, 0.0, 0.0)) -> PoseStamped:
@@ -29,22 +32,22 @@ def _pose(xyz, frame_id='', quaternion_wxyz=(1.0, 0.0, 0.0, 0.0)) -> PoseStamped
 def test_an_empty_frame_means_the_base_frame_and_another_frame_is_refused():
     msg = PointStamped()
     msg.point.x = 0.1
-    assert target_from_point(msg, 'base_link').position_m == (0.1, 0.0, 0.0)
+    assert target_from_point(msg, BASE).position_m == (0.1, 0.0, 0.0)
     msg.header.frame_id = 'map'
     with pytest.raises(TargetError) as raised:
-        target_from_point(msg, 'base_link')
+        target_from_point(msg, BASE)
     assert "frame_id 'map' is not the arm's base frame 'base_link'" in str(raised.value)
 
 
 def test_a_non_finite_coordinate_is_refused():
     with pytest.raises(TargetError) as raised:
-        target_from_pose(_pose((0.1, math.inf, 0.0)), 'base_link')
+        target_from_pose(_pose((0.1, math.inf, 0.0)), BASE)
     assert 'target_pose: position (0.1, inf, 0.0) is not finite' in str(raised.value)
 
 
 def _approach(quaternion_wxyz):
     return target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=quaternion_wxyz),
-                            'base_link', use_orientation=True).approach
+                            BASE, use_orientation=True).approach
 
 
 def test_the_pose_orientation_gives_the_approach_axis_only_when_used():
@@ -53,7 +56,7 @@ def test_the_pose_orientation_gives_the_approach_axis_only_when_used():
     assert _approach((2 * half, 0, 0, 2 * half)) == pytest.approx((0.0, 1.0, 0.0)), \
         'quaternions are normalised'
     ignored = target_from_pose(_pose((0.1, 0.0, 0.1), quaternion_wxyz=(math.nan, 0, 0, 0)),
-                               'base_link')
+                               BASE)
     assert ignored.approach is None, 'the orientation is not read unless it is used'
 
 
@@ -80,7 +83,7 @@ def test_an_orientation_that_is_no_rotation_is_refused_with_the_reason(wxyz, cau
 
 def test_errors_name_the_topic_the_message_came_on():
     with pytest.raises(TargetError) as raised:
-        target_from_pose(_pose((math.nan, 0.0, 0.0)), 'base_link', topic='/goal_pose')
+        target_from_pose(_pose((math.nan, 0.0, 0.0)), BASE, topic='/goal_pose')
     assert str(raised.value).startswith('/goal_pose: position (nan, 0.0, 0.0)')
 
 
@@ -93,14 +96,14 @@ def test_path_poses_inherit_the_path_frame_and_a_bad_pose_is_named_by_index():
     path = Path()
     path.header.frame_id = 'base_link'
     path.poses = [_pose((0.1, 0.0, 0.1)), _pose((0.1, 0.1, 0.1), frame_id='base_link')]
-    assert [t.position_m for t in targets_from_path(path, 'base_link')] == [
+    assert [t.position_m for t in targets_from_path(path, BASE)] == [
         (0.1, 0.0, 0.1), (0.1, 0.1, 0.1)]
     path.poses.append(_pose((0.1, 0.1, 0.1), frame_id='odom'))
     with pytest.raises(TargetError) as raised:
-        targets_from_path(path, 'base_link')
+        targets_from_path(path, BASE)
     assert str(raised.value).startswith('target_path.poses[2]: ')
     with pytest.raises(TargetError) as raised:
-        targets_from_path(Path(), 'base_link')
+        targets_from_path(Path(), BASE)
     assert 'no poses' in str(raised.value)
 
 
