@@ -5,7 +5,7 @@ import math
 import pytest
 
 from fabrik_ros.driver.aux_axis import aux_axes
-from fabrik_ros.hand_input import GripperButtons, JawPositions, Jaw
+from fabrik_ros.hand_input import GripperButtons, Jaw, JawPositions
 from fabrik_ros.kinematics import load_arm
 from test.package_layout import REPO_ROOT
 
