@@ -91,8 +91,8 @@ class GripperButtons:
             if value not in (0, 1):
                 return ButtonEvent(refusal=f'buttons[{index}] = {value}, must be 0 or 1',
                                    cause='button')
-        for index, value in enumerate(axes):
-            if not math.isfinite(value):
-                return ButtonEvent(refusal=f'axes[{index}] = {value}, must be finite',
+        for index, axis in enumerate(axes):
+            if not math.isfinite(axis):
+                return ButtonEvent(refusal=f'axes[{index}] = {axis}, must be finite',
                                    cause='axis')
         return None
