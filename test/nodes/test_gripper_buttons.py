@@ -165,3 +165,17 @@ def test_a_press_opens_sim_arms_gripper(ros):
     ros.spin_until(lambda: gripper() is not None and gripper() > 0.99, timeout_s=WAIT_S,
                    what=lambda: f'the gripper open (at {gripper()})')
     assert sim is not None
+
+
+def test_its_section_of_the_joy_config_reaches_it_in_a_namespace(ros, tmp_path):
+    # The launch passes the arm file and config/teleop/joy.yaml; /**/gripper_buttons matches
+    # the node under any namespace (the test's own here).
+    joy_config = tmp_path / 'joy.yaml'
+    joy_config.write_text((REPO_ROOT / 'config' / 'teleop' / 'joy.yaml').read_text(
+        encoding='utf-8').replace('open_button: 1 ', 'open_button: 3 '), encoding='utf-8')
+    node = ros.add(GripperButtonsNode(context=ros.context, cli_args=[
+        '--ros-args', '--params-file', str(SO101), '--params-file', str(joy_config),
+        *ros.ros_args]))
+    assert node.get_namespace() == ros.namespace
+    assert (node.get_parameter('open_button').value,
+            node.get_parameter('close_button').value) == (3, 0)
