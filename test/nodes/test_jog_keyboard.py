@@ -15,6 +15,7 @@ import termios
 from geometry_msgs.msg import TwistStamped
 import pytest
 
+from fabrik_ros.nodes import gripper_buttons_node, jog_keyboard
 from test.nodes.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(90)]
@@ -180,3 +181,14 @@ def test_without_a_terminal_it_refuses_to_start(ros):
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), cwd=REPO_ROOT, timeout=60)
     assert result.returncode == 1
     assert 'cannot start: file descriptor 0 is not a terminal' in result.stderr
+
+
+@pytest.mark.parametrize('module,script', [(jog_keyboard, 'jog_keyboard'),
+                                           (gripper_buttons_node, 'gripper_buttons')])
+def test_help_prints_the_usage_and_exits_0_without_a_terminal(module, script, capsys):
+    with pytest.raises(SystemExit) as ended:
+        module.main([script, '--help'])
+    assert ended.value.code == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(f'usage: {script} [-h] [--ros-args --params-file ARM_FILE')
+    assert f'{script}: ' in printed.splitlines()[2]
