@@ -17,6 +17,7 @@ setup(
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config', glob('config/*.yaml')),
         (f'share/{PACKAGE}/config/rviz', glob('config/rviz/*.rviz')),
+        (f'share/{PACKAGE}/config/teleop', glob('config/teleop/*.yaml')),
         # The Uno firmware and its simavr harness, for `sim_device --board simavr`, which
         # builds them outside the install tree.
         (f'share/{PACKAGE}/hardware', ['hardware/Makefile', *glob('hardware/*.md')]),
@@ -43,6 +44,9 @@ setup(
             'arm_calibration_from_lerobot = fabrik_ros.tools.arm_calibration_from_lerobot:main',
             'moveit_config_from_arm = fabrik_ros.tools.moveit_config:main',
             'leader_arm = fabrik_ros.nodes.leader_node:main',
+            # Hand controls (issue 36): the gamepad's gripper buttons, the keyboard jog.
+            'gripper_buttons = fabrik_ros.nodes.gripper_buttons_node:main',
+            'jog_keyboard = fabrik_ros.nodes.jog_keyboard:main',
         ],
     },
 )

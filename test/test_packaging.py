@@ -52,7 +52,7 @@ def test_every_executable_lands_in_lib_package(install_space: Path):
 @pytest.mark.timeout(300)
 def test_launch_and_config_files_are_installed(install_space: Path):
     share = install_space / 'share' / PACKAGE
-    for folder in ('launch', 'config', 'config/rviz'):
+    for folder in ('launch', 'config', 'config/rviz', 'config/teleop'):
         source = sorted(p.name for p in (REPO_ROOT / folder).glob('*') if p.is_file())
         installed = sorted(p.name for p in (share / folder).glob('*') if p.is_file())
         assert installed == source, f'share/{PACKAGE}/{folder}'

@@ -27,7 +27,7 @@ from fabrik_ros.boardsim.link_claim import link_owner
 from fabrik_ros.kinematics import Arm, load_arm
 from fabrik_ros.kinematics.description.arm_keys import closest
 from fabrik_ros.kinematics.description.urdf_out import arm_urdf
-from fabrik_ros.launch_support import description, namespace, node_params
+from fabrik_ros.launch_support import description, namespace, node_params, teleop_joy
 from fabrik_ros.launch_support.errors import LaunchArgumentError
 from fabrik_ros.servo_io.protocols.dialect import OFFERED_PROTOCOLS, Protocol
 
@@ -130,6 +130,7 @@ def arm_arguments(share: Path) -> tuple[Argument, ...]:
                  'Board protocol: native = fabrik_ros firmware (hardware/PROTOCOL.md), ssc32 = '
                  'Lynxmotion SSC-32U, maestro = Pololu Maestro', PROTOCOLS),
         *_viewer_arguments('false'),
+        *teleop_joy.arguments(share),
     )
 
 
@@ -155,6 +156,7 @@ def sim_arguments(share: Path) -> tuple[Argument, ...]:
                  'way at position COUNT (a gripper closing on something stops there and '
                  'stalls); empty: none'),
         *_viewer_arguments('auto'),
+        *teleop_joy.arguments(share),
     )
 
 
@@ -235,12 +237,16 @@ def plan_arm(values: Mapping[str, str], *, share: Path,
         raise LaunchArgumentError('port:= is empty; name the serial device of the board, e.g. '
                                   'port:=/dev/ttyUSB0')
     baud = _checked_baud(values['baud'])
-    given = _node_values(values, ('fabrik_ik', 'servo_driver'), space, _ARM_DRIVER_ARGUMENTS)
+    given = _node_values(values, ('fabrik_ik', 'servo_driver', *teleop_joy.started_nodes(values)),
+                         space, _ARM_DRIVER_ARGUMENTS)
     viewers, notes = _viewers(values, urdf, share, installed, space)
+    teleop, teleop_notes = teleop_joy.processes(values, arm=loaded, config=config,
+                                                installed=installed, given=given)
     driver = Process(PACKAGE, 'servo_driver', parameters=(
         config, {'port': values['port'], 'baud': baud, 'protocol': values['protocol']},
         *_own(given, 'servo_driver')))
-    return Plan((_ik(config, space, given), driver, *viewers), notes, space)
+    return Plan((_ik(config, space, given), driver, *viewers, *teleop), notes + teleop_notes,
+                space)
 
 
 def simavr_ready() -> None:
@@ -283,7 +289,8 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
                 raise LaunchArgumentError(
                     f'{name}:={values[name]} needs sim_device:=true (without it sim_arm '
                     f'stands in for driver and board)')
-        given = _node_values(values, ('fabrik_ik', 'sim_arm'), space, {})
+        given = _node_values(values, ('fabrik_ik', 'sim_arm', *teleop_joy.started_nodes(values)),
+                             space, {})
         arm: tuple[Process, ...] = (Process(PACKAGE, 'sim_arm', parameters=(
             config, *_own(given, 'sim_arm'))),)
     else:
@@ -295,7 +302,8 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
             simavr_check()
         _check_link(link, owner_of)
         _check_servo_kind(protocol, loaded, config, share)
-        given = _node_values(values, ('fabrik_ik', 'servo_driver'), space,
+        given = _node_values(values, ('fabrik_ik', 'servo_driver',
+                                      *teleop_joy.started_nodes(values)), space,
                              _SIM_DRIVER_ARGUMENTS)
         held = ('--object', values['sim_object']) if values['sim_object'] else ()
         if held and not Protocol(protocol).is_bus:
@@ -310,7 +318,10 @@ def plan_sim(values: Mapping[str, str], *, share: Path, installed: Callable[[str
                    config, {'port': link, 'protocol': protocol},
                    *_own(given, 'servo_driver'))))
     viewers, notes = _viewers(values, urdf, share, installed, space)
-    return Plan((_ik(config, space, given), *arm, *viewers), notes, space)
+    teleop, teleop_notes = teleop_joy.processes(values, arm=loaded, config=config,
+                                                installed=installed, given=given)
+    return Plan((_ik(config, space, given), *arm, *viewers, *teleop), notes + teleop_notes,
+                space)
 
 
 def defaults(arguments: tuple[Argument, ...], **given: str) -> dict[str, str]:
