@@ -146,7 +146,10 @@ def _check_command_line(argv: list[str], prog: str, description: str) -> None:
     """Print the usage for -h/--help (exit 0); refuse any other non-ROS argument (exit 2)."""
     extra = _non_ros_args(argv)[1:]
     if '-h' in extra or '--help' in extra:
-        print(usage(prog, description), flush=True)
+        try:
+            print(usage(prog, description), flush=True)
+        except BrokenPipeError:         # `--help | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(0)
     if extra:
         print(f'{usage(prog, description)}\n\n{prog}: error: unrecognised arguments: '

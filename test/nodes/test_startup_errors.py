@@ -9,8 +9,8 @@ import pytest
 pytestmark = [pytest.mark.ros, pytest.mark.timeout(120)]
 
 BIN = Path(sys.executable).parent
-NODE_SCRIPTS = ['fabrik_ik', 'servo_driver', 'sim_arm', 'fabrik_arm', 'leader_arm', 'gripper_buttons',
-                'jog_keyboard']
+NODE_SCRIPTS = ['fabrik_ik', 'servo_driver', 'sim_arm', 'fabrik_arm', 'leader_arm',
+                'gripper_buttons', 'jog_keyboard']
 WAIT_S = 60.0
 
 
