@@ -103,6 +103,8 @@ class FabrikIkNode(ConfiguredNode):
       ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target;
       each is published only while someone subscribes to it, and a subscriber that comes
       later gets the newest solution within a second.
+    - ``jog/twist`` (TwistStamped) and ``jog/joints`` (JointJog) drive the tool and the joints
+      live (:mod:`~fabrik_ros.nodes.jog_intake`); a target ends a jog, a jog ends a path.
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
