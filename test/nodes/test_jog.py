@@ -4,9 +4,11 @@ import math
 
 from control_msgs.msg import JointJog
 from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import PointStamped, TwistStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
+from nav_msgs.msg import Path
 import numpy as np
 import pytest
+from rclpy.exceptions import ParameterException
 from rclpy.time import Duration
 from sensor_msgs.msg import JointState
 
@@ -77,9 +79,9 @@ class JogRig:
     def tool(self, command) -> np.ndarray:
         return self.arm.fk(list(command.position))[-1]
 
-    def wait_until_stopped(self):
+    def wait_until_stopped(self, timeout_s=10.0):
         jog = self.ik._jog
-        self.ros.spin_until(lambda: not jog.active, timeout_s=10.0, what='the jog to stop')
+        self.ros.spin_until(lambda: not jog.active, timeout_s=timeout_s, what='the jog to stop')
 
 
 def _stopped_stays_stopped(rig):
@@ -168,6 +170,42 @@ def test_a_target_ends_a_jog(ros):
     rig.go_to((0.15, 0.0, 0.15))
     assert not rig.ik._jog.active
     assert np.linalg.norm(rig.tool(rig.commands[-1]) - (0.15, 0.0, 0.15)) < 1e-3
+
+
+def test_a_jog_ends_a_path_being_followed(ros):
+    rig = JogRig(ros, ARM_6SERVO, extra=['-p', 'path_speed_m_s:=0.01'])
+    path = Path()
+    path.header.frame_id = 'base_link'
+    for xyz in ((0.2, 0.0, 0.2), (0.15, 0.1, 0.1)):
+        pose = PoseStamped()
+        pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = xyz
+        path.poses.append(pose)
+    rig.publisher('target_path', Path).publish(path)
+    rig.ros.spin_until(lambda: len(rig.commands) >= 3, timeout_s=10.0, what='the path followed')
+    assert rig.ik._path_active
+    before = len(rig.commands)
+    rig.stream('jog/twist', TwistStamped, lambda: rig.twist((0.0, 0.0, 0.03)), 5)
+    assert not rig.ik._path_active
+    rig.wait_until_stopped()
+    jogged = rig.commands[before:]
+    assert rig.tool(jogged[-1])[2] > rig.tool(jogged[0])[2], 'the jog moves it up'
+
+
+def test_a_zero_twist_stops_the_jog_at_once_as_teleop_twist_joy_sends_on_release(ros):
+    rig = JogRig(ros, ARM_6SERVO, extra=['-p', 'jog.timeout_s:=10.0'])
+    rig.stream('jog/twist', TwistStamped, lambda: rig.twist((0.0, 0.0, 0.03)), 3)
+    assert rig.ik._jog.active
+    rig.publisher('jog/twist', TwistStamped).publish(rig.twist())
+    rig.wait_until_stopped(timeout_s=5.0)       # not the 10 s jog.timeout_s
+    _stopped_stays_stopped(rig)
+
+
+def test_speed_limits_of_the_wrong_size_stop_the_node_naming_the_joints(ros):
+    args = ['--ros-args', '--params-file', str(ARM_4DOF), *ros.ros_args,
+            '-p', 'interactive_target:=false', '-p', 'max_speed_rad_s:=[1.0, 1.0]']
+    with pytest.raises(ParameterException, match=r'must hold 4 values \(one per joint: '
+                                                 r'base_yaw, shoulder, elbow, wrist\)'):
+        FabrikIkNode(context=ros.context, cli_args=args)
 
 
 def _joint_jog(names, velocities, displacements=()) -> JointJog:
