@@ -151,13 +151,14 @@ class JogIntake:
     def _on_twist(self, msg: TwistStamped) -> None:
         topic = self._twist_topic
         try:
-            ends_ns = self._ends_ns(msg.header.stamp, topic)
+            stamp = _stamp(msg.header.stamp, topic)
+            ends_ns = self._ends_ns(stamp, topic)
             linear = checked_components(f'{topic} linear', _xyz(msg.twist.linear))
             angular = checked_components(f'{topic} angular', _xyz(msg.twist.angular))
             frame = msg.header.frame_id
             in_tool = frame == TOOL_FRAME
             if not in_tool:
-                rotation = self._rotation(frame, Time.from_msg(msg.header.stamp))
+                rotation = self._rotation(frame, stamp)
                 linear, angular = rotation @ linear, rotation @ angular
         except TargetError as error:
             self._refuse(topic, error)
@@ -168,7 +169,7 @@ class JogIntake:
     def _on_joints(self, msg: JointJog) -> None:
         topic = self._joints_topic
         try:
-            ends_ns = self._ends_ns(msg.header.stamp, topic)
+            ends_ns = self._ends_ns(_stamp(msg.header.stamp, topic), topic)
             if not msg.velocities and msg.displacements:
                 raise JogError('displacements', f'{topic} takes velocities (as MoveIt Servo '
                                                 f'does); displacements are not used')
@@ -181,11 +182,11 @@ class JogIntake:
         self._start(_Command(ends_ns, zero, zero, False, velocities),
                     moving=any(v != 0.0 for v in velocities.values()))
 
-    def _ends_ns(self, stamp_msg, topic: str) -> int:
-        """Return when a command stamped ``stamp_msg`` times out [ns], or refuse it."""
+    def _ends_ns(self, stamped: Time, topic: str) -> int:
+        """Return when a command stamped ``stamped`` times out [ns], or refuse it."""
         now = self._node.get_clock().now().nanoseconds
         timeout_ns = int(self._node.get_parameter('jog.timeout_s').value * 1e9)
-        stamp = Time.from_msg(stamp_msg).nanoseconds or now
+        stamp = stamped.nanoseconds or now
         if stamp - now > STAMP_SKEW_S * 1e9:
             raise JogError('future', f'{topic} is stamped {(stamp - now) * 1e-9:.3f} s in the '
                                      f"future of this node's clock (more than "
@@ -257,3 +258,12 @@ class JogIntake:
 
 def _xyz(vector) -> tuple[float, float, float]:
     return (vector.x, vector.y, vector.z)
+
+
+def _stamp(stamp_msg, topic: str) -> Time:
+    """Return a header's stamp as a Time, or refuse one that is no time (negative seconds)."""
+    try:
+        return Time.from_msg(stamp_msg)
+    except ValueError:
+        raise JogError('bad stamp', f'{topic}: stamp {stamp_msg.sec} s {stamp_msg.nanosec} ns '
+                                    f'is not a time') from None

@@ -208,6 +208,11 @@ def test_speed_limits_of_the_wrong_size_stop_the_node_naming_the_joints(ros):
         FabrikIkNode(context=ros.context, cli_args=args)
 
 
+def _negative_stamp(msg):
+    msg.header.stamp.sec = -5
+    return msg
+
+
 def _joint_jog(names, velocities, displacements=()) -> JointJog:
     msg = JointJog()
     msg.joint_names = list(names)
@@ -242,6 +247,7 @@ def test_joint_jog_moves_the_named_joints_at_most_at_their_speed_limit(ros):
      's old, older than jog.timeout_s'),
     ('jog/twist', lambda rig: rig.twist((0.0, 0.0, 0.1), stamp=rig.now() + Duration(seconds=5)),
      'in the future'),
+    ('jog/twist', lambda rig: _negative_stamp(rig.twist((0.0, 0.0, 0.1))), 'is not a time'),
     ('jog/twist', lambda rig: rig.twist((0.0, 0.0, 0.1), frame='camera'),
      "frame_id 'camera' is neither the arm's base frame"),
     ('jog/joints', lambda rig: _joint_jog(['elbo'], [0.1]), "'elbo': did you mean 'elbow'?"),
