@@ -15,9 +15,11 @@ and is dropped: only a yaw could, and the yaw is set by the tool point's positio
 tool point moves sideways the plane turns with it, and the approach turns with the plane, so
 its tilt is kept.
 
-Every step is bounded: no joint moves more than its speed limit times the tick; when one
-would, the whole twist is scaled down uniformly (as MoveIt Servo does), and a step that even
-scaled down would move a joint too far (a jump to another branch) is not made at all.
+Each tick is solved from the arm's pose with ``Bend.ANY``: the elbow stays on the side it is
+on, whatever ``solver.bend`` prefers for targets (a jog never flips it over). Every step is
+bounded: no joint moves more than its speed limit times the tick; when one would, the whole
+twist is scaled down uniformly (as MoveIt Servo does), and a step that even scaled down would
+move a joint too far (near a stretched or folded arm) is not made at all.
 """
 
 from collections.abc import Sequence
@@ -31,6 +33,7 @@ import numpy as np
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.arm import Arm
 from fabrik_ros.kinematics.errors import TargetError
+from fabrik_ros.kinematics.options import Bend
 from fabrik_ros.kinematics.single.results import IkResult
 
 MAX_COMPONENT = 1000.0
@@ -159,7 +162,7 @@ class TwistJog:
         for attempt in range(_SCALE_TRIES + _HALVINGS):
             goal, approach, seed, roll_held = self._asked(current, linear * scale * dt_s,
                                                           angular * scale * dt_s)
-            result = arm.ik(goal, seed, approach=approach)
+            result = arm.ik(goal, seed, approach=approach, bend=Bend.ANY)
             ratio = float(np.max(np.abs(np.subtract(result.joint_angles_rad, current))
                                  / allowed))
             if ratio <= 1.0 + 1e-9:

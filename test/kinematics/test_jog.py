@@ -219,3 +219,14 @@ def test_the_jog_core_imports_with_rclpy_blocked():
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == '[]'
+
+
+def test_a_jog_keeps_the_elbow_on_its_side_whatever_solver_bend_prefers():
+    arm = ARM_6SERVO            # solver.bend: up; this pose has the elbow the other way
+    angles = (0.0, 0.5, 1.2, -1.0, 0.0)
+    elbow = arm.joint_names.index('elbow')
+    jog = TwistJog(arm)
+    for _ in range(30):
+        step = jog.step(arm, angles, (0.02, 0.01, 0.03), (0.0, 0.3, 0.0), DT_S, _limits(arm))
+        assert step.held == '' and step.angles_rad[elbow] > 0.5
+        angles = step.angles_rad
