@@ -159,16 +159,43 @@ class TwistJog:
         angular = capped(np.asarray(angular_rad_s, dtype=float), limits.angular_rad_s)
         allowed = np.asarray(limits.speeds_rad_s) * dt_s
         scale = 1.0
+        first = None
         for attempt in range(_SCALE_TRIES + _HALVINGS):
             goal, approach, seed, roll_held = self._asked(current, linear * scale * dt_s,
                                                           angular * scale * dt_s)
             result = arm.ik(goal, seed, approach=approach, bend=Bend.ANY)
+            along = True
+            if not result.reached:      # the point comes first: without the approach, if closer
+                alone = arm.ik(goal, seed, bend=Bend.ANY)
+                if alone.residual_m < result.residual_m:
+                    result, along = alone, False
             ratio = float(np.max(np.abs(np.subtract(result.joint_angles_rad, current))
                                  / allowed))
             if ratio <= 1.0 + 1e-9:
-                return self._made(result, goal, approach, scale, roll_held)
+                return self._made(result, goal, approach, scale, roll_held or not along)
+            first = first or (result, goal, ratio)
             scale /= ratio * 1.001 if attempt < _SCALE_TRIES - 1 else 2.0
-        self._last = current
+        assert first is not None
+        return self._toward(current, *first, step_m=float(np.linalg.norm(linear)) * dt_s)
+
+    def _toward(self, current: tuple[float, ...], result: IkResult, goal: np.ndarray,
+                ratio: float, *, step_m: float) -> JogStep:
+        """Return a step toward ``result`` at the speed limits, if it brings the tool nearer.
+
+        Near a stretched arm the answer of every scaled-down goal lies a joint step beyond the
+        limits (the arm straightens); moving toward it at the speed limits brings the tool
+        nearer the goal, no farther than a tick's asked distance. A step that would swing the
+        tool away (a jump to another pose of the arm) is not made: the arm holds.
+        """
+        arm = self._arm
+        partial = tuple(float(c + (r - c) / ratio) for c, r in
+                        zip(current, result.joint_angles_rad, strict=True))
+        here = arm.fk(current)[-1]
+        there = arm.fk(partial)[-1]
+        nearer = np.linalg.norm(there - goal) < np.linalg.norm(here - goal)
+        if nearer and np.linalg.norm(there - here) <= step_m + arm.options.tolerance_m:
+            self._anchor(partial)
+            return JogStep(partial, _tuple(goal), _tuple(self._approach), 1.0 / ratio, 'edge')
         self._anchor(current)
         return JogStep(current, _tuple(self._goal), _tuple(self._approach), 0.0, 'jump')
 
@@ -201,11 +228,14 @@ class TwistJog:
         return goal, approach / np.linalg.norm(approach), seed, roll_held
 
     def _made(self, result: IkResult, goal: np.ndarray, approach: np.ndarray, scale: float,
-              roll_held: bool) -> JogStep:
-        """Carry the goal on where the arm met it, else from where it got; say what held it."""
+              dropped: bool) -> JogStep:
+        """Carry the goal on where the arm met it, else from where it got; say what held it.
+
+        :param dropped: the approach (or the roll) was not asked as the twist wanted it
+        """
         angles = tuple(float(a) for a in result.joint_angles_rad)
-        missed = (result.approach_error_rad or 0.0) > _APPROACH_SLACK_RAD
-        held = 'edge' if not result.reached else ('limit' if missed or roll_held else '')
+        missed = dropped or (result.approach_error_rad or 0.0) > _APPROACH_SLACK_RAD
+        held = 'edge' if not result.reached else ('limit' if missed else '')
         self._goal = goal if result.reached else np.array(result.position_m)
         self._approach = np.array(self._arm.tool_axis(angles)) if missed else approach
         self._last = angles

@@ -146,9 +146,9 @@ def test_a_tool_frame_twist_moves_along_the_tool_axis_and_turns_the_roll(ros):
 def test_at_the_workspace_edge_the_tool_slides_within_the_speed_limits_and_says_so_once(
         ros, capfd):
     rig = JogRig(ros, ARM_4DOF, extra=['-p', 'jog.max_linear_m_s:=0.5'])
-    rig.go_to((0.15, 0.0, 0.12))
+    rig.go_to((0.22, 0.0, 0.12))
     before = len(rig.commands) - 1
-    rig.stream('jog/twist', TwistStamped, lambda: rig.twist((0.5, 0.0, 0.0)), 60)
+    rig.stream('jog/twist', TwistStamped, lambda: rig.twist((0.5, 0.0, 0.0)), 100)
     rig.wait_until_stopped()
     jogged = rig.commands[before:]
     steps = _steps(rig, jogged)
