@@ -80,8 +80,9 @@ class JogStep:
     :param approach: the approach asked this tick (unit, base frame)
     :param scale: the fraction of the twist made (below 1: a joint at its speed limit)
     :param held: why the tool did not make all of the step: '' (it did), 'edge' (the point is
-        out of reach: the tool slides along the edge), 'limit' (a joint limit holds the
-        approach or the roll), 'jump' (no step within the speed limits: held still)
+        out of reach, or the arm stretched: the tool slides along the edge), 'limit' (the
+        approach or the roll cannot be kept: a joint limit, the reach; it gives way and the
+        point moves on), 'jump' (no step within the speed limits: held still)
     """
 
     angles_rad: tuple[float, ...]

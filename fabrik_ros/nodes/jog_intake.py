@@ -42,7 +42,8 @@ STAMP_SKEW_S = 0.05
 _LATEST = 1
 _WARN_EVERY_S = 2.0
 _HELD = {'edge': 'the tool is at the edge of its reach: it slides along what it can reach',
-         'limit': 'a joint limit holds the approach or the roll: the rest of the twist is made',
+         'limit': 'the approach or the roll cannot be kept there (a joint limit, the reach): '
+                  'it gives way, the point moves on',
          'jump': 'no step within the joint speed limits goes that way (the arm stretched or '
                  'folded): holding still'}
 
