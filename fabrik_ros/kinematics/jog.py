@@ -153,7 +153,8 @@ class TwistJog:
         :param angular_rad_s: the angular velocity, base frame [rad/s]
         """
         self._arm = arm
-        current = tuple(float(a) for a in angles)
+        current = tuple(min(max(float(a), j.min_rad), j.max_rad)       # joint states may
+                        for j, a in zip(arm.joints, angles, strict=True))  # lie a hair out
         if current != self._last:
             self._anchor(current)
         linear = capped(np.asarray(linear_m_s, dtype=float), limits.linear_m_s)
