@@ -248,9 +248,13 @@ def joint_velocities(names: Sequence[str], asked: Sequence[str], velocities: Seq
                      *, topic: str) -> dict[int, float]:
     """Return joint index -> velocity of a JointJog's names and velocities [rad/s].
 
-    :raises JogError: for sizes that differ, a name twice, a name the arm does not have
-        (with the closest one), or a velocity that is not finite or beyond MAX_COMPONENT
+    :raises JogError: for more names than joints, sizes that differ, a name twice, a name
+        the arm does not have (with the closest one), or a velocity that is not finite or
+        beyond MAX_COMPONENT
     """
+    if len(asked) > len(names):
+        raise JogError('sizes', f'{topic}: {len(asked)} joint_names, more than the arm has '
+                                f'({len(names)}: {", ".join(names)})')
     if len(asked) != len(velocities):
         raise JogError('sizes', f'{topic}: {len(asked)} joint_names but {len(velocities)} '
                                 f'velocities; need one velocity per name')

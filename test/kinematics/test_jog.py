@@ -188,6 +188,8 @@ def test_joint_velocities_name_the_unknown_joints_and_the_closest():
         joint_velocities(names, ['elbo'], [0.1], topic='jog/joints')
     with pytest.raises(JogError, match='2 joint_names but 1 velocities'):
         joint_velocities(names, ['elbow', 'shoulder'], [0.1], topic='jog/joints')
+    with pytest.raises(JogError, match='6 joint_names, more than the arm has'):
+        joint_velocities(names, ['x'] * 6, [0.1] * 6, topic='jog/joints')
     with pytest.raises(JogError, match='twice'):
         joint_velocities(names, ['elbow', 'elbow'], [0.1, 0.1], topic='jog/joints')
 
