@@ -33,6 +33,7 @@ from fabrik_ros.nodes.interactive_target import (
     target_from_feedback,
     Vector,
 )
+from fabrik_ros.nodes.jog_intake import JogIntake
 from fabrik_ros.nodes.joint_states import (
     JointCommandError,
     JointStateMessage,
@@ -105,6 +106,8 @@ class FabrikIkNode(ConfiguredNode):
       ``target_reached`` (std_msgs/Bool, latched with them) says whether it reached its target;
       each is published only while someone subscribes to it, and a subscriber that comes
       later gets the newest solution within a second.
+    - ``jog/twist`` (TwistStamped) and ``jog/joints`` (JointJog) drive the tool and the joints
+      live (:mod:`~fabrik_ros.nodes.jog_intake`); a target ends a jog, a jog ends a path.
     - Each solve is seeded with the latest ``joint_states`` (else the last command), so the
       elbow does not flip between consecutive targets.
     - ``command_sink``, if given, is called with each joint command [rad, joint_names order]
@@ -123,6 +126,13 @@ class FabrikIkNode(ConfiguredNode):
         self._arm: Arm = declare_arm(self, mutable=RUNTIME_SOLVER_KEYS)
         self._arm_built = True
         self._declare_own_parameters()
+        # Jog (issue 36): jog/twist and jog/joints, integrated into joint commands.
+        # Twists in another frame than the base or tool frame are rotated through tf.
+        twist_topic = self.resolve_topic_name('jog/twist')
+        self._jog = JogIntake(self, arm=lambda: self._arm, seed=self._seed,
+                              send=self._send_jog, stop_path=self._stop_path,
+                              rotation_to_base=lambda frame, stamp: self._frames.rotation_to_base(
+                                  frame, stamp.to_msg(), where=twist_topic))
         refuse_unknown_overrides(self)
         self._names = self._arm.joint_names
         self._command_sink = command_sink
@@ -236,6 +246,7 @@ class FabrikIkNode(ConfiguredNode):
             return
         self._tf_wait.drop()
         try:
+            self._jog.stop()
             self._stop_path()
             self._solve(target.position_m, target.approach, source)
         except TargetError as error:
@@ -260,6 +271,7 @@ class FabrikIkNode(ConfiguredNode):
             self._reject(error)
             return
         self._tf_wait.drop()          # the path is newer than a target waiting for tf
+        self._jog.stop()
         self._follower = None
         self._path_active = True
         self._path_timer.reset()      # its ticks take the path once it is prepared
@@ -350,11 +362,7 @@ class FabrikIkNode(ConfiguredNode):
         result = self._arm.ik(position_m, seed, approach=approach)
         solve_s = time.perf_counter() - started
         command = result.joint_angles_rad     # the floats a stream's next seed steps on from
-        self._last_command = command
-        self._last_command_s = time.monotonic()
-        if self._command_sink is not None:
-            self._command_sink(command)
-        self._commands.publish(self._command_message(command))
+        self._send(command)
         self._stats.record(reached=result.reached, error_m=result.residual_m, solve_s=solve_s)
         self._last_approach_error_rad = result.approach_error_rad
         if not result.reached or _approach_missed(result):
@@ -363,6 +371,21 @@ class FabrikIkNode(ConfiguredNode):
         if self._marker_timer.is_canceled():
             self._marker_timer.reset()
         return result
+
+    def _send(self, command: tuple[float, ...]) -> None:
+        """Publish ``command``, the seed of what follows within a stream."""
+        self._last_command = command
+        self._last_command_s = time.monotonic()
+        if self._command_sink is not None:
+            self._command_sink(command)
+        self._commands.publish(self._command_message(command))
+
+    def _send_jog(self, command: tuple[float, ...], tool_m, approach, reached: bool) -> None:
+        """Publish a jog's command and note its markers (the jog asked ``tool_m``)."""
+        self._send(command)
+        self._unpublished = (command, tool_m, approach, reached)
+        if self._marker_timer.is_canceled():
+            self._marker_timer.reset()
 
     def _warn_unreached(self, source: str, position_m, approach, result: IkResult,
                         seed: Optional[tuple[float, ...]]) -> None:

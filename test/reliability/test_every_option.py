@@ -12,7 +12,8 @@ import itertools
 import math
 
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import PointStamped, PoseStamped
+from control_msgs.msg import JointJog
+from geometry_msgs.msg import PointStamped, PoseStamped, TwistStamped
 from nav_msgs.msg import Path
 import pytest
 from rclpy.serialization import serialize_message
@@ -48,6 +49,14 @@ def _baseline(msg_type, arm):
         return JointTrajectory(joint_names=list(arm.joint_names), points=[JointTrajectoryPoint(
             positions=list(arm.home), velocities=zeros, accelerations=list(zeros),
             time_from_start=Duration(sec=1))])
+    if msg_type is TwistStamped:          # a slow jog in the base frame, stamped now (zero)
+        twist = TwistStamped()
+        twist.header.frame_id = arm.base_frame
+        twist.twist.linear.z, twist.twist.angular.y = 0.01, 0.1
+        return twist
+    if msg_type is JointJog:
+        return JointJog(joint_names=list(arm.joint_names),
+                        velocities=[0.1] * len(arm.joint_names))
     pose = PoseStamped()
     pose.header.frame_id = arm.base_frame
     pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = REACHABLE
