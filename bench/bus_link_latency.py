@@ -48,8 +48,8 @@ class StampedBus(SimBoard):
 
 
 def goal_arrivals(chunks: list[tuple[float, bytes]], codec: BusCodec,
-                  baud: int) -> list[tuple[float, int]]:
-    """Return (first byte [s], servo 1's goal) of every sync write in the chunks.
+                  baud: int, servo_id: int = 1) -> list[tuple[float, int]]:
+    """Return (first byte [s], the servo's goal) of every sync write in the chunks naming it.
 
     A packet may span chunks (the board reads at most 64 bytes at a time): its first byte's
     arrival is looked up by its place in the byte stream.
@@ -72,9 +72,11 @@ def goal_arrivals(chunks: list[tuple[float, bytes]], codec: BusCodec,
             block = int.from_bytes(packet.params[fields:2 * fields], 'little')
             start = int.from_bytes(packet.params[:fields], 'little')
             body = packet.params[2 * fields:]
-            if body[:1] == b'\x01':
-                at = chunk_s + (begin - index) * 10.0 / baud
-                found.append((at, table.goal_position.value_in(body[1:1 + block], start)))
+            for at in range(0, len(body), block + 1):       # id, then its block
+                if body[at] == servo_id:
+                    first_s = chunk_s + (begin - index) * 10.0 / baud
+                    goal = table.goal_position.value_in(body[at + 1:at + 1 + block], start)
+                    found.append((first_s, goal))
     return found
 
 

@@ -30,14 +30,12 @@ from ros_env import isolate_ros, ROOT  # noqa: E402
 
 isolate_ros()
 
-from bus_link_latency import StampedBus  # noqa: E402
+from bus_link_latency import goal_arrivals, StampedBus  # noqa: E402
 
 from fabrik_ros.boardsim import SimBoard  # noqa: E402
 from fabrik_ros.kinematics import load_arm  # noqa: E402
 from fabrik_ros.servo_io import Protocol  # noqa: E402
 from fabrik_ros.servo_io.bus_line import DEFAULT_FEEDBACK_HZ  # noqa: E402
-from fabrik_ros.servo_io.protocols.bus_codec import Instruction  # noqa: E402
-from fabrik_ros.servo_io.protocols.control_tables import STS3215  # noqa: E402
 from fabrik_ros.servo_io.protocols.feetech import FeetechCodec  # noqa: E402
 
 CONFIG = ROOT / 'config' / 'so101.yaml'
@@ -76,28 +74,7 @@ def start_nodes(follower: str, leader: str, folder: Path) -> list[subprocess.Pop
 
 def elbow_goals(chunks: list[tuple[float, bytes]]) -> list[tuple[float, int]]:
     """Return (first byte [s], elbow goal) of every sync write of goals the host wrote."""
-    codec = FeetechCodec()
-    starts: list[tuple[int, float]] = []
-    fed = 0
-    found = []
-    for first_s, data in chunks:
-        starts.append((fed, first_s))
-        codec.feed(data)
-        fed += len(data)
-        while (packet := codec.take_instruction()) is not None:
-            if packet.instruction != Instruction.SYNC_WRITE:
-                continue
-            end = fed - codec.pending
-            begin = end - len(codec.packet(packet.id, packet.instruction, packet.params))
-            index, chunk_s = next((i, s) for i, s in reversed(starts) if i <= begin)
-            start = packet.params[0]
-            block = packet.params[1]
-            body = packet.params[2:]
-            for at in range(0, len(body), block + 1):
-                if body[at] == ELBOW_ID:
-                    goal = STS3215.goal_position.value_in(body[at + 1:at + 1 + block], start)
-                    found.append((chunk_s + (begin - index) * 10.0 / BAUD, goal))
-    return found
+    return goal_arrivals(chunks, FeetechCodec(), BAUD, ELBOW_ID)
 
 
 def wait(condition, what: str, processes: list[subprocess.Popen]) -> None:
