@@ -44,6 +44,13 @@ _SCALE_TRIES = 3
 _HALVINGS = 6
 """Then solves per tick that halve it (near a stretched arm a joint's speed grows faster than
 the twist's)."""
+_JUMP_RATIO = 10.0
+"""A step asking a joint for this many times its speed limit (and that many times what the
+point alone asks) goes to another pose of the arm (a yaw turned half round, an elbow flipped),
+not faster along this one: the approach is what forces it, so it gives way instead, as at a
+joint limit, and the point moves on."""
+_SLOW_SCALE = 0.1
+"""A tick that makes less of the twist than this is said: the arm is near a singular pose."""
 _APPROACH_SLACK_RAD = 1e-4
 """An approach met within this is carried on as asked; a bigger miss re-anchors it."""
 _HORIZONTAL_EPS_M = 1e-9
@@ -82,7 +89,8 @@ class JogStep:
     :param held: why the tool did not make all of the step: '' (it did), 'edge' (the point is
         out of reach, or the arm stretched: the tool slides along the edge), 'limit' (the
         approach or the roll cannot be kept: a joint limit, the reach; it gives way and the
-        point moves on), 'jump' (no step within the speed limits: held still)
+        point moves on), 'slow' (near a singular pose the speed limits allow only a small
+        part of the twist), 'jump' (no step within the speed limits: held still)
     """
 
     angles_rad: tuple[float, ...]
@@ -162,17 +170,23 @@ class TwistJog:
         allowed = np.asarray(limits.speeds_rad_s) * dt_s
         scale = 1.0
         first = None
+        point_first = False
         for attempt in range(_SCALE_TRIES + _HALVINGS):
             goal, approach, seed, roll_held = self._asked(current, linear * scale * dt_s,
                                                           angular * scale * dt_s)
-            result = arm.ik(goal, seed, approach=approach, bend=Bend.ANY)
-            along = True
-            if not result.reached:      # the point comes first: without the approach, if closer
-                alone = arm.ik(goal, seed, bend=Bend.ANY)
+            result = arm.ik(goal, seed, approach=None if point_first else approach,
+                            bend=Bend.ANY)
+            along = not point_first
+            if along and not result.reached:    # the point comes first: without the approach,
+                alone = arm.ik(goal, seed, bend=Bend.ANY)                       # if closer
                 if alone.residual_m < result.residual_m:
                     result, along = alone, False
-            ratio = float(np.max(np.abs(np.subtract(result.joint_angles_rad, current))
-                                 / allowed))
+            ratio = _speed_ratio(result, current, allowed)
+            if along and ratio > _JUMP_RATIO:   # the approach kept only by another pose of the
+                alone = arm.ik(goal, seed, bend=Bend.ANY)           # arm: the point first
+                alone_ratio = _speed_ratio(alone, current, allowed)
+                if alone.reached and alone_ratio < ratio / _JUMP_RATIO:
+                    result, along, ratio, point_first = alone, False, alone_ratio, True
             if ratio <= 1.0 + 1e-9:
                 return self._made(result, goal, approach, scale, roll_held or not along)
             first = first or (result, goal, ratio)
@@ -238,6 +252,8 @@ class TwistJog:
         angles = tuple(float(a) for a in result.joint_angles_rad)
         missed = dropped or (result.approach_error_rad or 0.0) > _APPROACH_SLACK_RAD
         held = 'edge' if not result.reached else ('limit' if missed else '')
+        if not held and scale < _SLOW_SCALE:
+            held = 'slow'
         self._goal = goal if result.reached else np.array(result.position_m)
         self._approach = np.array(self._arm.tool_axis(angles)) if missed else approach
         self._last = angles
@@ -289,6 +305,11 @@ def joint_step(arm: Arm, angles: Sequence[float], velocities: dict[int, float], 
         if velocity != 0.0 and moved[index] != wanted:
             held.append(joint.name)
     return tuple(moved), held
+
+
+def _speed_ratio(result: IkResult, current: Sequence[float], allowed: np.ndarray) -> float:
+    """Return the most any joint's step to ``result`` asks of its allowed step (1: at it)."""
+    return float(np.max(np.abs(np.subtract(result.joint_angles_rad, current)) / allowed))
 
 
 def _plane_normal(arm: Arm, angles: Sequence[float]) -> np.ndarray:

@@ -44,6 +44,9 @@ _WARN_EVERY_S = 2.0
 _HELD = {'edge': 'the tool is at the edge of its reach: it slides along what it can reach',
          'limit': 'the approach or the roll cannot be kept there (a joint limit, the reach): '
                   'it gives way, the point moves on',
+         'slow': 'near a singular pose (the arm stretched or folded, the tool over the base) '
+                 'the joint speed limits allow only a small part of the twist: jog another way '
+                 'first',
          'jump': 'no step within the joint speed limits goes that way (the arm stretched or '
                  'folded): holding still'}
 

@@ -236,3 +236,31 @@ def test_a_jog_keeps_the_elbow_on_its_side_whatever_solver_bend_prefers():
         step = jog.step(arm, angles, (0.02, 0.01, 0.03), (0.0, 0.3, 0.0), DT_S, _limits(arm))
         assert step.held == '' and step.angles_rad[elbow] > 0.5
         angles = step.angles_rad
+
+
+def _jogged(arm, twist, ticks=50):
+    """Return the tool's motion and what held it over ``ticks`` of ``twist`` from home."""
+    jog, angles, held = TwistJog(arm), tuple(arm.home), []
+    start = arm.fk(angles)[-1]
+    for _ in range(ticks):
+        step = jog.step(arm, angles, np.array(twist), np.zeros(3), DT_S, _limits(arm))
+        assert np.all(np.abs(np.subtract(step.angles_rad, angles)) <= 1.5 * DT_S + 1e-9)
+        angles = step.angles_rad
+        held.append(step.held)
+    return arm.fk(angles)[-1] - start, held
+
+
+def test_where_only_another_pose_keeps_the_approach_it_gives_way_and_the_point_moves_on():
+    # The AL5D's home is folded back over its base, pointing -y: toward the base, the tool
+    # keeps its approach only with the yaw turned half round. The approach gives way instead.
+    moved, held = _jogged(load_arm(CONFIG_DIR / 'al5d.yaml'), (0.0, 0.05, 0.0))
+    assert moved[1] > 0.5 * 0.05 * DT_S * 50, moved
+    assert 'limit' in held and 'jump' not in held
+
+
+def test_near_a_singular_pose_a_tick_that_makes_little_of_the_twist_says_so():
+    # The PhantomX Pincher's home stands straight up, the tool over the yaw axis: sideways
+    # the base only turns.
+    moved, held = _jogged(load_arm(CONFIG_DIR / 'phantomx_pincher.yaml'), (0.0, 0.05, 0.0))
+    assert abs(moved[1]) < 0.05 * DT_S * 50 / 2
+    assert held.count('slow') > len(held) / 2

@@ -269,7 +269,7 @@ def test_joint_jog_moves_the_named_joints_at_most_at_their_speed_limit(ros):
      'in the future'),
     ('jog/twist', lambda rig: _negative_stamp(rig.twist((0.0, 0.0, 0.1))), 'is not a time'),
     ('jog/twist', lambda rig: rig.twist((0.0, 0.0, 0.1), frame='camera'),
-     "frame_id 'camera' is neither the arm's base frame"),
+     "frame_id 'camera' is not the arm's base frame"),
     ('jog/joints', lambda rig: _joint_jog(['elbo'], [0.1]), "'elbo': did you mean 'elbow'?"),
     ('jog/joints', lambda rig: _joint_jog(['elbow', 'shoulder'], [0.1]),
      '2 joint_names but 1 velocities'),
