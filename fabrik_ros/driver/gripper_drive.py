@@ -21,7 +21,7 @@ from fabrik_ros.driver.gripper import (
     GripperSettings,
     GripperState,
 )
-from fabrik_ros.driver.servo_driver import ServoDriver
+from fabrik_ros.driver.servo_driver import ServoDriver, SILENT_SERVO_ABORT_S
 from fabrik_ros.driver.servo_output import ServoOutput
 from fabrik_ros.kinematics import Arm
 
@@ -85,6 +85,9 @@ class GripperDrive:
         self._limit_sent: Optional[float] = None
         self._speed_sent: Optional[float] = None
         self._said_no_limit = False
+        # When the servo last reported where it stands (None: it never did, a PWM servo
+        # without feedback, judged by its command) [s].
+        self._heard_s: Optional[float] = None
 
     @property
     def name(self) -> str:
@@ -124,8 +127,22 @@ class GripperDrive:
             # Limp or offline, the servo goes where a hand puts it: that is no stall.
             self.gripper.abort(reason)
             self._apply()
+            if self._heard_s is not None:
+                self._heard_s = now     # its silence counts from the board's return
             return
         position, measured_at = self._where(now)
+        if measured_at is not None:
+            self._heard_s = now
+        elif self._heard_s is not None:
+            # A servo that reports (a bus servo) is judged by its reports only: its command
+            # would say a jaw stopped by an object reached its goal. A report late on a loaded
+            # machine waits; a servo silent for long ends the goal.
+            quiet_s = now - self._heard_s
+            if quiet_s > SILENT_SERVO_ABORT_S and self.gripper.active_goal is not None:
+                self.gripper.abort(f'{self.name} servo silent for {quiet_s:.1f} s (detached, '
+                                   'unplugged or unpowered?)')
+                self._apply()
+            return
         planner = self._driver.planner
         sent = planner.sent if planner.sent is not None else planner.target
         # The load is only said in a goal's feedback and result: not read otherwise.

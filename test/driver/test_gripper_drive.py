@@ -108,3 +108,25 @@ def test_a_limp_gripper_moved_by_hand_is_no_stall():
     rig.output.reported = tuple(units)
     _run(rig, drive, 2.0)
     assert not drive.gripper.stalled and rig.output.limits == [], rig.output.limits
+
+
+def _bus_at(rig, drive, position):
+    """Have the bus report the gripper standing at ``position`` (the joints where sent)."""
+    units = list(rig.driver._units(rig.driver.planner.sent))
+    units[-1] = drive._axis.units(position)
+    rig.output.reported = tuple(units)
+
+
+def test_a_bus_gripper_whose_reports_pause_is_not_judged_by_its_command():
+    rig, drive, _ = _drive()
+    _bus_at(rig, drive, 0.6)                # it reports: its reports judge it
+    drive.tick()
+    drive.start('a', GripperGoal(0.7))
+    _run(rig, drive, 0.1)                   # the jaw stands at 0.6: something holds it
+    rig.output.reported = None              # a read late on a loaded machine
+    _run(rig, drive, 0.4)                   # the command reaches 0.7 meanwhile
+    assert drive.take_ends() == [] and rig.driver.planner.sent[-1] == 0.7
+    _run(rig, drive, 0.2)                   # silent beyond SILENT_SERVO_ABORT_S
+    [end] = drive.take_ends()
+    assert not end.state.reached_goal
+    assert end.message.startswith('gripper servo silent for 0.'), end.message
