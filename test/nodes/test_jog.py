@@ -1,6 +1,7 @@
 """fabrik_ik's jog: twists on jog/twist and JointJog on jog/joints, read back as joint_commands."""
 
 import math
+import time
 
 from control_msgs.msg import JointJog
 from diagnostic_msgs.msg import DiagnosticArray
@@ -24,6 +25,7 @@ ARM_6SERVO = REPO_ROOT / 'config' / 'arm_6servo.yaml'
 RATE_HZ = 50.0
 DT_S = 1.0 / RATE_HZ
 SPEED_RAD_S = 1.5          # the default max_speed_rad_s
+WARN_EVERY_S = 2.0         # jog_intake's throttle period
 
 
 class JogRig:
@@ -86,12 +88,16 @@ class JogRig:
 
 
 def _stopped_stays_stopped(rig):
-    """After the jog stopped, no command comes while the node publishes two diagnostics."""
-    count = len(rig.commands)
+    """After the jog stopped, the node sends no command while it publishes three diagnostics.
+
+    Read on the node's side: a command sent just before the stop may still be on its way to
+    the probe.
+    """
+    last_s = rig.ik._last_command_s
     heard = []
     rig.probe.create_subscription(DiagnosticArray, '/diagnostics', heard.append, 10)
     rig.ros.spin_until(lambda: len(heard) >= 3, timeout_s=10.0, what='three diagnostics')
-    assert len(rig.commands) == count
+    assert rig.ik._last_command_s == last_s
 
 
 def _steps(rig, commands) -> np.ndarray:
@@ -168,8 +174,10 @@ def test_at_the_workspace_edge_the_tool_slides_within_the_speed_limits_and_says_
     rig = JogRig(ros, ARM_4DOF, extra=['-p', 'jog.max_linear_m_s:=0.5'])
     rig.go_to((0.22, 0.0, 0.12))
     before = len(rig.commands) - 1
+    started = time.monotonic()
     rig.stream('jog/twist', TwistStamped, lambda: rig.twist((0.5, 0.0, 0.0)), 100)
     rig.wait_until_stopped()
+    elapsed_s = time.monotonic() - started
     jogged = rig.commands[before:]
     steps = _steps(rig, jogged)
     assert steps.max() <= SPEED_RAD_S * DT_S + 1e-9, 'a joint exceeded its speed limit'
@@ -180,7 +188,8 @@ def test_at_the_workspace_edge_the_tool_slides_within_the_speed_limits_and_says_
     assert np.linalg.norm(np.diff(tools, axis=0), axis=1).max() <= 0.5 * DT_S + 1e-6, 'a jump'
     lines = _log_lines(capfd, 'edge of its reach')
     assert lines and '/jog/twist' in lines[0]
-    assert len(lines) <= 2, 'throttled: said once (twice if the run crossed its period)'
+    # Once per throttle period (a loaded machine stretches the run over several).
+    assert len(lines) <= math.ceil(elapsed_s / WARN_EVERY_S) + 1, (len(lines), elapsed_s)
 
 
 def test_a_target_ends_a_jog(ros):
