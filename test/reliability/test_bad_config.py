@@ -53,6 +53,18 @@ DRIVER_BAD = [('protocol', 'bogus'), ('protocol', 5.0), ('baud', -1), ('baud', '
               ('state_rate_hz', 0.0), ('diagnostics_period_s', 0.0)]
 
 
+@pytest.fixture(autouse=True)
+def _one_participant(ros):
+    """Keep one node in the context, so the cases' nodes share its DDS participant.
+
+    Without it the context's participant is made and destroyed with every case's node: on
+    Jazzy (Fast DDS 2.14) destroying one while discovery callbacks run can spin for ever in
+    ``DomainParticipant::set_listener`` on a loaded machine, which pytest's timeout cannot
+    stop.
+    """
+    ros.probe('participant_keeper')
+
+
 def _shipped() -> dict:
     return yaml.safe_load(SHIPPED_CONFIG.read_text())['/**']['ros__parameters']
 
