@@ -16,6 +16,7 @@ import sys
 import time
 
 from geometry_msgs.msg import TwistStamped
+from rclpy.duration import Duration
 
 from fabrik_ros.hand_input import KeyJog, KeyJogSettings, Twist
 from fabrik_ros.hand_input.gripper_buttons import Jaw
@@ -28,6 +29,8 @@ from fabrik_ros.nodes.spin import spin_until_shutdown
 from fabrik_ros.nodes.timers import create_timer
 
 TWIST_DEPTH = 10
+_ZERO_ACK_S = 0.5
+"""How long the last zero twist waits for its readers' acknowledgement at exit [s]."""
 
 
 class JogKeyboardNode(ConfiguredNode):
@@ -115,6 +118,9 @@ class JogKeyboardNode(ConfiguredNode):
         """Send the zero twist if a key was moving, give the terminal its settings back."""
         if self._jog.moving:
             self._publish(Twist())
+            # The process ends next: let the readers have it first (fabrik_ik's jog.timeout_s
+            # would stop the arm anyway, later).
+            self._twists.wait_for_all_acked(Duration(seconds=_ZERO_ACK_S))
         self._terminal.restore()
 
     def destroy_node(self) -> None:
