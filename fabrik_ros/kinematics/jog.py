@@ -32,6 +32,7 @@ import numpy as np
 
 from fabrik_ros.kinematics.aliases import FloatVector
 from fabrik_ros.kinematics.arm import Arm
+from fabrik_ros.kinematics.description.urdf_chain import rot_x, rot_y, rot_z
 from fabrik_ros.kinematics.errors import TargetError
 from fabrik_ros.kinematics.options import Bend
 from fabrik_ros.kinematics.single.results import IkResult
@@ -136,7 +137,7 @@ def tool_rotation(arm: Arm, angles: Sequence[float]) -> np.ndarray:
     yaw = geometric[0] if model.yaw is not None else 0.0
     pitch = math.fsum(geometric[i] for i in model.pitch_index)
     roll = geometric[model.roll_index] if model.roll_index is not None else 0.0
-    return np.asarray(_rz(yaw) @ _ry(-pitch) @ _rx(roll))
+    return np.asarray(rot_z(yaw) @ rot_y(-pitch) @ rot_x(roll))
 
 
 class TwistJog:
@@ -232,7 +233,7 @@ class TwistJog:
         approach = _turned(axis, normal, float(turn_rad @ normal))
         if model.yaw is not None:
             heading = _heading(arm, angles, goal) - _heading(arm, angles, self._goal)
-            approach = _rz(heading) @ approach
+            approach = rot_z(heading) @ approach
         seed = list(angles)
         roll_held = False
         index = model.roll_index
@@ -338,21 +339,6 @@ def _turned(vector: np.ndarray, axis: np.ndarray, angle_rad: float) -> np.ndarra
     cos, sin = math.cos(angle_rad), math.sin(angle_rad)
     return (vector * cos + np.cross(axis, vector) * sin
             + axis * float(axis @ vector) * (1.0 - cos))
-
-
-def _rx(angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-
-
-def _ry(angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-
-
-def _rz(angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def _tuple(vector: np.ndarray) -> tuple[float, float, float]:

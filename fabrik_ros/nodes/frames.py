@@ -35,7 +35,13 @@ from rclpy.node import Node
 from rclpy.time import Time
 
 from fabrik_ros.kinematics import TargetError
-from fabrik_ros.nodes.targets import cause_of, TargetCause, TargetMessageError, Vector
+from fabrik_ros.nodes.targets import (
+    cause_of,
+    rotation_matrix,
+    TargetCause,
+    TargetMessageError,
+    Vector,
+)
 from fabrik_ros.nodes.timers import create_timer
 
 # How long a target waits for its transform to arrive in tf [s]: a path's lookup on the
@@ -77,25 +83,6 @@ class RigidTransform:
 
 
 IDENTITY = RigidTransform(np.eye(3), np.zeros(3), is_identity=True)
-
-
-def rotation_matrix(xyzw: tuple[float, float, float, float]) -> np.ndarray:
-    """Return the 3x3 rotation of quaternion ``xyzw`` (normalised first; tf's order).
-
-    :raises ValueError: if it is not finite or has no length
-    """
-    q = np.asarray(xyzw, dtype=float)
-    if not np.all(np.isfinite(q)):
-        raise ValueError(f'quaternion {tuple(xyzw)} is not finite')
-    q = q / np.max(np.abs(q)) if np.any(q) else q     # scaled first: no under- or overflow
-    length = float(np.linalg.norm(q))
-    if length == 0.0:
-        raise ValueError('quaternion (0, 0, 0, 0) is not a rotation')
-    x, y, z, w = q / length
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 class BaseFrames:

@@ -7,6 +7,7 @@ from typing import Optional, TYPE_CHECKING
 
 from geometry_msgs.msg import PointStamped, Pose, PoseStamped
 from nav_msgs.msg import Path
+import numpy as np
 from rclpy.serialization import deserialize_message
 
 from fabrik_ros.kinematics import TargetError
@@ -166,6 +167,25 @@ def _finite(where: str, xyz: tuple[float, float, float]) -> Vector:
     return values
 
 
+def rotation_matrix(xyzw: tuple[float, float, float, float]) -> np.ndarray:
+    """Return the 3x3 rotation of quaternion ``xyzw`` (normalised first; tf's order).
+
+    :raises ValueError: if it is not finite or has no length
+    """
+    q = np.asarray(xyzw, dtype=float)
+    if not np.all(np.isfinite(q)):
+        raise ValueError(f'quaternion {tuple(xyzw)} is not finite')
+    q = q / np.max(np.abs(q)) if np.any(q) else q     # scaled first: no under- or overflow
+    length = float(np.linalg.norm(q))
+    if length == 0.0:
+        raise ValueError('quaternion (0, 0, 0, 0) is not a rotation')
+    x, y, z, w = q / length
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
 def _approach_axis(where: str, q) -> Vector:
     """Return the x axis of quaternion ``q`` rotated, after normalising ``q``.
 
@@ -186,11 +206,10 @@ def _approach_axis(where: str, q) -> Vector:
         raise TargetMessageError(TargetCause.NO_ROTATION, f'{where}: orientation (0, 0, 0, 0) '
                                  f'is not a rotation; use_pose_orientation takes the approach '
                                  f'from it (the identity is w = 1)')
-    w, x, y, z = (v / largest for v in components)
-    s = 2.0 / (w * w + x * x + y * y + z * z)
-    return (1.0 - s * (y * y + z * z), s * (x * y + w * z), s * (x * z - w * y))
+    x, y, z = (float(v) for v in rotation_matrix(_xyzw(components))[:, 0])
+    return (x, y, z)
 
 
-def _xyzw(components: tuple[float, float, float, float]) -> tuple[float, ...]:
+def _xyzw(components: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
     w, x, y, z = components
     return (x, y, z, w)

@@ -67,24 +67,24 @@ def origin_transform(joint: UrdfJoint) -> Matrix:
     """Return the 4x4 transform of a joint's origin: translation, then R = Rz(y) Ry(p) Rx(r)."""
     roll, pitch, yaw = joint.origin.rpy
     transform = np.eye(4)
-    transform[:3, :3] = _rz(yaw) @ _ry(pitch) @ _rx(roll)
+    transform[:3, :3] = rot_z(yaw) @ rot_y(pitch) @ rot_x(roll)
     transform[:3, 3] = joint.origin.xyz
     return transform
 
 
-def _rx(angle: float) -> Matrix:
+def rot_x(angle: float) -> Matrix:
     """Return the rotation about x by ``angle`` [rad]."""
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-def _ry(angle: float) -> Matrix:
+def rot_y(angle: float) -> Matrix:
     """Return the rotation about y by ``angle`` [rad]."""
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
-def _rz(angle: float) -> Matrix:
+def rot_z(angle: float) -> Matrix:
     """Return the rotation about z by ``angle`` [rad]."""
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
