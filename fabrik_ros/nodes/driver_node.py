@@ -40,6 +40,7 @@ from fabrik_ros.nodes.ros_parameters import (
     declare_arm,
     ParameterConfigError,
     refuse_unknown_overrides,
+    speed_limits_refusal,
 )
 from fabrik_ros.nodes.servo_jog import declare_jog_parameters, ServoJog
 from fabrik_ros.nodes.spin import spin_until_shutdown
@@ -216,10 +217,7 @@ class ServoDriverNode(ConfiguredNode):
     def _check(self, parameter: Parameter) -> str:
         name, value = parameter.name, parameter.value
         if name == 'max_speed_rad_s':
-            values = list(value) if value is not None else []
-            if len(values) != len(self._names) or not all(0.0 < v <= 100.0 for v in values):
-                return (f'max_speed_rad_s = {values!r}, must hold {len(self._names)} values '
-                        f'(one per joint: {", ".join(self._names)}), each within (0.0, 100.0]')
+            return speed_limits_refusal(value, self._names)
         if name == 'baud' and isinstance(value, int) and 0 < value < 300:
             return f"baud = {value}, must be 0 (the protocol's default) or 300 .. 4000000"
         return ''

@@ -31,7 +31,7 @@ from fabrik_ros.kinematics.jog import (
     TwistJog,
 )
 from fabrik_ros.monitoring.cause_throttle import CauseThrottle
-from fabrik_ros.nodes.ros_parameters import declare
+from fabrik_ros.nodes.ros_parameters import declare, speed_limits_refusal
 from fabrik_ros.nodes.timers import create_timer
 
 TOOL_FRAME = 'tool_link'
@@ -129,14 +129,10 @@ class JogIntake:
         """Refuse a ``max_speed_rad_s`` that is not one speed in (0, 100] per joint."""
         names = self._arm().joint_names
         for parameter in parameters:
-            if parameter.name != 'max_speed_rad_s':
-                continue
-            values = list(parameter.value) if parameter.value is not None else []
-            if len(values) != len(names) or not all(
-                    isinstance(v, float) and 0.0 < v <= 100.0 for v in values):
-                return SetParametersResult(successful=False, reason=(
-                    f'max_speed_rad_s = {values!r}, must hold {len(names)} values (one per '
-                    f'joint: {", ".join(names)}), each within (0.0, 100.0]'))
+            reason = (speed_limits_refusal(parameter.value, names)
+                      if parameter.name == 'max_speed_rad_s' else '')
+            if reason:
+                return SetParametersResult(successful=False, reason=reason)
         return SetParametersResult(successful=True)
 
     @property

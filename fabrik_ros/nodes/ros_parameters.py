@@ -467,3 +467,16 @@ def _parameter_sections(document: Any) -> Iterator[Mapping[str, Any]]:
                 yield value
             else:
                 yield from _parameter_sections(value)
+
+
+def speed_limits_refusal(value, names: tuple[str, ...]) -> str:
+    """Return why ``value`` is no ``max_speed_rad_s`` for joints ``names`` ('' if it is one).
+
+    One speed in (0, 100] rad/s per joint: servo_driver and fabrik_ik's jog read the same key.
+    """
+    values = list(value) if value is not None else []
+    if len(values) == len(names) and all(isinstance(v, float) and 0.0 < v <= 100.0
+                                          for v in values):
+        return ''
+    return (f'max_speed_rad_s = {values!r}, must hold {len(names)} values (one per joint: '
+            f'{", ".join(names)}), each within (0.0, 100.0]')
