@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import math
 from typing import Protocol, TypeVar
 
-from fabrik_ros.kinematics.elementwise import pick, TURN
+from fabrik_ros.kinematics.elementwise import pick, Scalar, TURN
 from fabrik_ros.kinematics.vec3 import Vec3
 
 D = TypeVar('D')
@@ -61,6 +61,25 @@ class Free:
 
 
 FREE = Free()
+
+
+def into_range(constraint: Constraint[complex], angle_rad: Scalar, *,
+               slack_rad: float = 1e-9) -> Scalar:
+    """Return ``angle_rad`` turned by whole turns into the constraint's range, where it fits.
+
+    A bone direction fixes its angle only up to whole turns, and a phase reads in (-pi, pi]: a
+    joint folded back to pi on a range of [0, pi] can read -pi, which a later clamp would move
+    to the other end. An angle outside the range up to whole turns is returned as given, so
+    its nearer limit stays the nearer. Arrays are turned row by row.
+
+    >>> round(into_range(Hinge2D(0.0, math.pi), -math.pi), 6)
+    3.141593
+    >>> into_range(Hinge2D(-1.0, 1.0), -1.5)
+    -1.5
+    """
+    turned = constraint.min_rad - slack_rad + (angle_rad - constraint.min_rad + slack_rad) % TURN
+    inside = constraint.contains(angle_rad, slack_rad=slack_rad)
+    return pick(inside, turned, angle_rad)
 
 
 @dataclass(frozen=True)

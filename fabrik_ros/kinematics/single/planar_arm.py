@@ -25,6 +25,7 @@ from fabrik_ros.kinematics.elementwise import (
     unit_or,
 )
 from fabrik_ros.kinematics.single.chain import Chain, planar_angles, planar_points
+from fabrik_ros.kinematics.single.constraints import into_range
 from fabrik_ros.kinematics.single.reach_boundary import (
     boundary_arcs,
     boundary_table,
@@ -66,8 +67,13 @@ class PlanarArm:
         return planar_points(self.chain, angles_rad)
 
     def angles(self, directions: Sequence[Scalar]) -> tuple[Scalar, ...]:
-        """Return the pitch angles [rad] of solved bone directions."""
-        return planar_angles(self.chain, directions)
+        """Return the pitch angles [rad] of solved bone directions, each inside its range.
+
+        An angle within its joint's range up to whole turns is given as the value inside it
+        (:func:`into_range`), so a joint folded to a limit at pi never reads -pi.
+        """
+        return tuple(into_range(constraint, angle) for constraint, angle in zip(
+            self.chain.constraints, planar_angles(self.chain, directions), strict=True))
 
     def arc_start(self, target: Scalar, side: Scalar) -> list[Scalar]:
         """Return the chain bent evenly into an arc whose chord runs from base to ``target``.

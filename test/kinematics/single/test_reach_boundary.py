@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 
-from fabrik_ros.kinematics import Chain, planar_angles, planar_points
+from fabrik_ros.kinematics import Chain, planar_points
 from fabrik_ros.kinematics.single.constraints import FREE, Hinge2D
+from fabrik_ros.kinematics.single.planar_arm import PlanarArm
 from fabrik_ros.kinematics.single.reach_boundary import (
     boundary_arcs,
     boundary_table,
@@ -54,7 +55,7 @@ def test_a_target_out_of_reach_gets_a_nearest_point_no_reachable_point_beats(cha
     assume(not ReachRegion(chain).contains(target))
     pose = closest_pose(chain, boundary_arcs(chain), target, 1e-9)
     assert all(c.min_rad - 1e-9 <= a <= c.max_rad + 1e-9 for c, a in zip(
-        chain.constraints, planar_angles(chain, pose.directions), strict=True))
+        chain.constraints, PlanarArm(chain).angles(pose.directions), strict=True))
     assert abs(pose.points[-1] - target) == pytest.approx(pose.error_m, abs=1e-12)
     assert np.abs(sampled_tips(chain) - target).min() >= pose.error_m - 1e-9
 
@@ -68,6 +69,14 @@ def test_every_tip_of_a_pose_inside_the_limits_is_in_the_region(chain, data):
     # A tip on (or within rounding of) a boundary arc is the region's edge: no inside to test.
     assume(closest_on_arcs(boundary_arcs(chain), tip)[0] > 1e-7)
     assert ReachRegion(chain).contains(tip)
+
+
+def test_a_chain_folded_back_onto_a_limit_at_pi_reads_pi_not_minus_pi():
+    # The folded pose's phase reads -pi; the elbow's range is [0, pi].
+    chain = Chain(0j, complex(math.cos(2.0), math.sin(2.0)), (1.0, 1.0),
+                  (Hinge2D(0.0, 1.0), Hinge2D(0.0, math.pi)))
+    pose = closest_pose(chain, boundary_arcs(chain), 2 + 0j, 1e-9)
+    assert PlanarArm(chain).angles(pose.directions) == pytest.approx((0.0, math.pi))
 
 
 def test_a_one_bone_chain_has_no_inside_and_every_answer_is_on_its_arc():
