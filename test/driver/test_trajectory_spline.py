@@ -137,7 +137,9 @@ def test_the_peaks_are_the_extremes_of_the_sampled_curve(trajectory):
 
 
 @settings(max_examples=200, deadline=None)
-@given(trajectories(), st.floats(0.0, 1.5), st.floats(0.1, 5.0))
+# A limit at zero, or at least a microradian: the hull's products of limits far below that
+# (1e-273 rad) underflow, a range no joint has.
+@given(trajectories(), st.just(0.0) | st.floats(1e-6, 1.5), st.floats(0.1, 5.0))
 def test_the_hull_shortcut_decides_as_the_exact_peaks_do(trajectory, reach, speed):
     start, times, positions, velocities, accelerations = trajectory
     spline = build_spline(start, times, positions, velocities, accelerations)
