@@ -15,8 +15,9 @@ import math
 
 import numpy as np
 
-from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, TURN, wrap
+from fabrik_ros.kinematics.elementwise import arccos, phase, rotation, Scalar, wrap
 from fabrik_ros.kinematics.single.chain import Chain
+from fabrik_ros.kinematics.single.constraints import into_range
 from fabrik_ros.kinematics.single.planar_arm import PlanarArm, side_of
 
 TOOL_DIRECTIONS = 24
@@ -121,7 +122,7 @@ def closed_form(planar: PlanarArm, target: complex, side: int,
 
 def in_ranges(chain: Chain[complex], angles_rad: list[float]) -> list[float]:
     """Return angles that lie in their joints' ranges up to whole turns, turned into them."""
-    return [c.min_rad + (angle - c.min_rad) % TURN
+    return [into_range(c, angle, slack_rad=0.0)
             for c, angle in zip(chain.constraints, angles_rad, strict=True)]
 
 
