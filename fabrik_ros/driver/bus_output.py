@@ -131,6 +131,12 @@ class BusOutput(LinkOutput[BusLink]):
         """
         return self._connect_line
 
+    def take_admitted(self) -> dict[int, float]:
+        """Return the servos admitted after the connect since the last call, and their counts."""
+        held = self.link.take_admitted()
+        return {index: float(held[servo_id]) for index, servo_id in enumerate(self._ids)
+                if servo_id in held}
+
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Send every servo to its count [servo order], clamped into its limit registers.
 

@@ -73,6 +73,10 @@ class LinkOutput(Generic[_Link]):
             events.append(self._events.popleft())
         return events
 
+    def take_admitted(self) -> dict[int, float]:
+        """Return the servos that rejoined since the last call: none on a PWM board."""
+        return {}
+
     def synced(self) -> bool:
         """Return True once the device took or refused all that was set (waiting is over).
 

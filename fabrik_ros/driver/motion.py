@@ -4,7 +4,7 @@ The positions are every servo's: the joints' angles [rad], then the auxiliary se
 gripper) in their own unit, each moved no faster than its own speed limit.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -160,6 +160,18 @@ class MotionPlanner:
         """
         self._sent = tuple(float(a) for a in current_rad)
         self._busy_until = self._arrive_s = now_s
+
+    def resume_servos(self, positions: Mapping[int, float]) -> None:
+        """Carry on toward the target with these servos (by index) from where they hold.
+
+        For servos that rejoined alone: the others go on as planned.
+        """
+        if self._sent is None:
+            return
+        sent = list(self._sent)
+        for index, position in positions.items():
+            sent[index] = float(position)
+        self._sent = tuple(sent)
 
     def pause(self, now_s: float) -> None:
         """Note that nothing could be sent until ``now_s`` (link down): no catching up after."""

@@ -253,6 +253,7 @@ class ServoDriver:
             if self._throttle.allow('busy'):
                 self._log(LogLine(LogLevel.WARN, f'joint_commands ignored: {reason}'))
             return
+        self._take_admitted()
         # Stepped now rather than on the next tick if the servos follow: up to a period sooner.
         self._apply(self._machine.command(self._clock(), targets))
 
@@ -262,6 +263,7 @@ class ServoDriver:
         """Pass on link changes, then let the state machine start, hold or step the arm."""
         now = self._clock()
         self._take_link_events(now)
+        self._take_admitted()
         if self._trajectory.active_goal is not None:
             self._follow_trajectory(now)
         phase = self._machine.phase
@@ -281,6 +283,20 @@ class ServoDriver:
                 cause = NotABoard if isinstance(error, NotABoard) else None
                 self._apply(self._machine.lose(now, reason, cause=cause))
                 self._abort_trajectory(f'board lost: {reason}')
+
+    def _take_admitted(self) -> None:
+        """Move servos that rejoined the bus on from where they hold, not from where they were.
+
+        A bus servo that stopped answering (a loose cable, its supply cycled, the host stalled)
+        and answers again holds where it stands; the steps go on from there at the speed
+        limits, so the arm reaches the latest command, even one that is not repeated.
+        """
+        held = self._output.take_admitted()
+        if not held or self._machine.phase is not Phase.RUNNING:
+            return
+        positions = self._unit_positions()
+        self.planner.resume_servos({index: float(positions[index](units))
+                                    for index, units in held.items()})
 
     def _apply(self, actions: Actions) -> Actions:
         """Do what the state machine decided: send, attach or detach, log."""
@@ -514,10 +530,14 @@ class ServoDriver:
         """Return each servo's reported position [servo order], None where it reported none."""
         if report is None:
             return (None,) * len(self._names)
-        maps = (*(cal.angle_rad for cal in self._arm.servo_map.calibrations),
-                *(axis.position for axis in self._axes))
         return tuple(None if u is None or not math.isfinite(u) else float(to_position(u))
-                     for to_position, u in zip(maps, report.units, strict=True))
+                     for to_position, u in zip(self._unit_positions(), report.units,
+                                               strict=True))
+
+    def _unit_positions(self) -> tuple[Callable[[float], float], ...]:
+        """Return each servo's units-to-position map [servo order]: radians, or the aux unit."""
+        return (*(cal.angle_rad for cal in self._arm.servo_map.calibrations),
+                *(axis.position for axis in self._axes))
 
     def _reported_angles(self, now: float) -> Optional[Angles]:
         """Return where every servo stands by its report, None unless every joint reported.

@@ -129,6 +129,14 @@ class ServoOutput(TypingProtocol):
         Thread-safe: the link appends from its thread, the core takes on its own.
         """
 
+    def take_admitted(self) -> dict[int, float]:
+        """Return the servos (servo order) that rejoined since the last call, and their units.
+
+        A bus servo admitted after the connect (it answers again after it stopped, or it was
+        late) holds where it stands, the goal it had dropped, and takes no position until it
+        was named here: the caller moves it on from the units given. PWM boards: none.
+        """
+
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Move every servo to ``units`` (servo order, each within its calibrated range).
 

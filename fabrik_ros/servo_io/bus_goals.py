@@ -6,7 +6,11 @@ not written yet (latest wins): a producer faster than the line never builds a qu
 servos go where the latest command says. Nothing answers a sync write, so a packet lost on the
 wire would go unnoticed: while torque is on the latest goals are written again every
 ``GOAL_REFRESH_S``. A servo gets goals only once admitted (its present position read on this
-connection), and none while the caller wants torque off.
+connection), and none while the caller wants torque off. A servo admitted later than the
+connect's handshake (anew after it stopped answering, or late) holds where it stands, its
+earlier goal dropped, and takes no goal until the caller has taken its admission
+(:meth:`GoalWrites.take_admitted`): a goal planned before the caller knew would start from
+where the servo was not.
 """
 
 from collections.abc import Mapping
@@ -44,6 +48,8 @@ class GoalWrites:
         self._set_by: dict[int, int] = {}   # the command (version) that set each goal
         self._written = 0                   # the version written last
         self._move_s = 0.0
+        # Servos admitted since the caller last asked, with the count each holds at.
+        self._admitted: dict[int, int] = {}
 
     def check(self, goals: Mapping[int, int]) -> None:
         """Raise ValueError on an unknown id or a count the goal register cannot hold."""
@@ -65,8 +71,10 @@ class GoalWrites:
         self.check(goals)
         replaced = self.waiting()
         self.version += 1
-        self._goals.update({servo_id: int(count) for servo_id, count in goals.items()})
-        self._set_by.update({servo_id: self.version for servo_id in goals})
+        taken = {servo_id: int(count) for servo_id, count in goals.items()
+                 if servo_id not in self._admitted}
+        self._goals.update(taken)
+        self._set_by.update({servo_id: self.version for servo_id in taken})
         self._move_s = move_s
         self.count.commands += 1
         if replaced:
@@ -78,10 +86,30 @@ class GoalWrites:
         self._goals.clear()
         self._written = self.version
 
+    def forget_admissions(self) -> None:
+        """Forget the admissions not yet taken (a new connection admits every servo anew)."""
+        self._admitted.clear()
+
     def drop_older(self, servo_id: int, version: int) -> None:
         """Forget ``servo_id``'s goal if a command no later than ``version`` set it (stale)."""
         if self._set_by.get(servo_id, 0) <= version:
             self._goals.pop(servo_id, None)
+
+    def admitted(self, servo_id: int, holds_at: int) -> None:
+        """Note that ``servo_id`` was admitted after the handshake, holding at ``holds_at``.
+
+        Its goal is dropped, and goals for it are ignored until :meth:`take_admitted`.
+        """
+        self._goals.pop(servo_id, None)
+        self._admitted[servo_id] = int(holds_at)
+
+    def take_admitted(self) -> dict[int, int]:
+        """Return the servos admitted after the handshake since the last call, where each holds.
+
+        From now on they take goals again.
+        """
+        admitted, self._admitted = self._admitted, {}
+        return admitted
 
     def unsent(self) -> bool:
         """Return True while the latest command has not gone out."""

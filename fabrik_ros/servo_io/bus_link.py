@@ -104,8 +104,9 @@ class BusLink(ConnectedLink):
         ONE sync write carries every servo's goal (those not named keep theirs); latest wins:
         a command not yet written is replaced (``stats().coalesced``), so a fast producer
         never builds a queue. A servo gets goals only once its present position was read on
-        this connection; goals set before its (re)admission are dropped, so it holds where it
-        stands until the next command. While torque is off goals are not written.
+        this connection; goals set before its admission are dropped, so it holds where it
+        stands, and one admitted after the handshake takes goals again once
+        :meth:`take_admitted` has named it. While torque is off goals are not written.
 
         :param move_s: how long the move takes [s]: each servo's speed is its distance over
             this time; 0 = at once (the servo's fastest); at most ``MOVE_MAX_S``
@@ -214,6 +215,18 @@ class BusLink(ConnectedLink):
         """Return what each servo last reported of itself (readings, error words, silence)."""
         with self._cv:
             return self._scheduler.conditions()
+
+    def take_admitted(self) -> dict[int, int]:
+        """Return the servos admitted since the last call, and the count each holds at.
+
+        Those admitted after the connect's handshake: anew once a servo answers again after it
+        stopped (a loose cable, its supply cycled, the host stalled), or late (it missed the
+        handshake's pings). Each holds where it stands, its earlier goal dropped, and takes
+        no goal until it was taken here: a caller that plans motion (servo_driver) moves it
+        on from where it holds, never from where it was.
+        """
+        with self._cv:
+            return self._scheduler.take_admitted()
 
     def take_notices(self) -> list[Notice]:
         """Return, once each, what a person should read: servos silent or back, offsets."""

@@ -100,6 +100,7 @@ class BusScheduler:
         self._feedback.reset(now_s)
         self._telemetry.reset(now_s)
         self._goals.drop()          # stale: a servo holds where it stands until the next
+        self._goals.forget_admissions()
         self._goals.refresh_s = math.inf
         for servo in self._servos.values():
             servo.admitted = servo.busy = servo.rewish = False
@@ -203,6 +204,14 @@ class BusScheduler:
                                      _error_words(self.codec, s), s.silent_since, s.model,
                                      s.readings_s)
                 for s in self._servos.values()}
+
+    def take_admitted(self) -> dict[int, int]:
+        """Return the servos admitted since the last call, and where each holds [counts].
+
+        Those admitted after the connect's handshake (anew after they stopped answering, or
+        late): each holds where it stands and takes no goal until it was taken here.
+        """
+        return self._goals.take_admitted()
 
     def take_notices(self) -> list[Notice]:
         """Return what happened that a person should read (a servo silent or back, an offset)."""

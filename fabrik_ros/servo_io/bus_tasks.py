@@ -4,7 +4,9 @@ Admission (:class:`~fabrik_ros.servo_io.bus_admission.ServoSteps` has the steps)
 any goal on a connection: an STS3215 is torqued at power-up, and a goal written before its
 present position was read would move the arm at once. A servo that stopped answering is
 pinged until it answers and is then admitted anew; a goal set before it (re)appeared is stale
-and dropped, so it holds where it stands until the next command. After admission a servo
+and dropped, so it holds where it stands until the next command. One admitted after the
+connect's handshake (anew, or late) takes no goal until the caller, told where it holds
+(:meth:`GoalWrites.take_admitted`), moves it on from there. After admission a servo
 holds the torque the caller wants, or where the caller has not said, the torque it had (an
 STS3215 torqued at power-up holds the arm again after its homing offset was written).
 
@@ -156,6 +158,8 @@ class ServoTasks:
         servo.admitted = True
         servo.torque_limit = servo.limit_tried = None
         yield from self._hold_torque(servo, held)     # then the torque limit, as it ends
+        if not pinged and servo.present is not None:
+            self._goals.admitted(servo.id, servo.present)     # anew, or late: see take_admitted
 
     def _hold_limit(self, servo: ServoRecord) -> Task:
         """Write the servo's wished torque limit, if it has one not yet tried."""

@@ -120,6 +120,26 @@ def test_reports_come_in_servo_order_and_a_silent_servo_reports_none(sim_bus, bu
 
 @pytest.mark.timeout(20)
 @BUSES
+def test_a_servo_that_answers_again_is_named_once_with_the_count_it_holds_at(
+        sim_bus, bus_output, protocol):
+    board = sim_bus(protocol)
+    output, _ = bus_output(board)
+    output.attach(True)
+    output.sync(2.0)
+    assert output.take_admitted() == {}, 'those the connect admitted are not news'
+    with board.firmware.lock:
+        _servo(board, 3).silent = True
+    assert poll(lambda: output.health()[2].level is HealthLevel.ERROR)
+    with board.firmware.lock:
+        _servo(board, 3).silent = False
+    held = {}
+    assert poll(lambda: held.update(output.take_admitted()) or held)
+    assert held == {2: float(_present(board, 3))}, 'servo order: elbow_flex is the third'
+    assert output.take_admitted() == {}
+
+
+@pytest.mark.timeout(20)
+@BUSES
 def test_health_judges_temperature_load_and_error_bits_against_the_limits(
         sim_bus, bus_output, protocol):
     board = sim_bus(protocol)

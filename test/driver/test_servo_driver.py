@@ -57,6 +57,7 @@ class FakeOutput:
     released: list = field(default_factory=list)
     sync_error: Optional[Exception] = None
     closed: bool = False
+    admitted: dict = field(default_factory=dict)     # servo index -> units, rejoined
 
     def start(self):
         pass
@@ -64,6 +65,10 @@ class FakeOutput:
     def take_events(self):
         events, self.events = self.events, []
         return events
+
+    def take_admitted(self):
+        admitted, self.admitted = self.admitted, {}
+        return admitted
 
     def connect(self):
         self.state = LinkState.READY
@@ -186,6 +191,28 @@ def test_the_driver_rests_only_while_the_servos_follow_and_hold_the_target():
     assert rig.driver.resting, 'a command within one step is sent at once'
     rig.driver.enable(False)
     assert not rig.driver.resting, 'detached'
+
+
+def test_a_servo_that_rejoined_moves_on_from_where_it_holds_to_the_latched_command():
+    """A bus servo admitted anew holds where it stood; the command is not repeated."""
+    rig = Rig()
+    rig.start_at(HOME)
+    target = (*HOME[:2], HOME[2] + 1.0, *HOME[3:])
+    rig.driver.take_commands(['elbow'], [target[2]])
+    rig.advance(1.0 / SPEED + 0.1)
+    assert rig.driver.resting and rig.output.sent[-1][1] == pytest.approx(_units(target))
+    holds = list(target)
+    holds[2] -= 0.6                         # where it stood when it stopped answering
+    rig.output.admitted = {2: _units(holds)[2]}
+    before = len(rig.output.sent)
+    rig.advance(STEP_S)
+    _, first, move_s = rig.output.sent[before]
+    step = list(holds)
+    step[2] += SPEED * STEP_S
+    assert first == pytest.approx(_units(step)), 'a step from where it holds, at the limit'
+    rig.advance(0.6 / SPEED + 0.1)
+    assert rig.output.sent[-1][1] == pytest.approx(_units(target))
+    assert rig.driver.resting
 
 
 def _gripper_speeds_us_s(sent):

@@ -134,6 +134,27 @@ def test_a_silent_servo_is_named_left_out_and_admitted_again_when_it_answers(pro
 
 
 @BUSES
+def test_a_servo_admitted_anew_takes_goals_once_the_caller_has_taken_where_it_holds(protocol):
+    """A goal planned before the caller knew the servo was back would start where it was not."""
+    wire = _admitted(protocol)
+    assert wire.scheduler.take_admitted() == {}, 'the handshake admits without a word'
+    wire.servo(3).silent = True
+    wire.run_for(0.2)
+    wire.scheduler.set_goals({3: 3000}, 0.0)            # while it is lost
+    wire.servo(3).silent = False
+    wire.run_for(REPING_S + 0.1)
+    assert wire.scheduler.admitted() == IDS
+    wire.scheduler.set_goals({3: 2900, 4: 2400}, 0.0)   # before the caller took the news
+    wire.run_for(0.2)
+    assert (wire.present(3), wire.present(4)) == (2048, 2400), 'it holds; the others move'
+    assert wire.scheduler.take_admitted() == {3: 2048}
+    assert wire.scheduler.take_admitted() == {}, 'said once'
+    wire.scheduler.set_goals({3: 2100}, 0.0)
+    wire.run_for(0.2)
+    assert wire.present(3) == 2100, 'taken: it follows again'
+
+
+@BUSES
 def test_limp_keeps_the_feedback_and_torque_on_holds_where_the_hand_left_it(protocol):
     wire = _admitted(protocol)
     wire.scheduler.set_torque(False)
