@@ -137,6 +137,11 @@ class BusOutput(LinkOutput[BusLink]):
         return {index: float(held[servo_id]) for index, servo_id in enumerate(self._ids)
                 if servo_id in held}
 
+    def named_silent(self, servo: int) -> Optional[bool]:
+        """Return True once the bus names the servo silent (see :mod:`bus_silence`)."""
+        condition = self.link.health().get(self._ids[servo])
+        return condition is not None and condition.silent_since_s is not None
+
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Send every servo to its count [servo order], clamped into its limit registers.
 

@@ -136,9 +136,10 @@ class GripperDrive:
         elif self._heard_s is not None:
             # A servo that reports (a bus servo) is judged by its reports only: its command
             # would say a jaw stopped by an object reached its goal. A report late on a loaded
-            # machine waits; a servo silent for long ends the goal.
+            # machine waits; a servo silent for long, as its link judges, ends the goal.
             quiet_s = now - self._heard_s
-            if quiet_s > SILENT_SERVO_ABORT_S and self.gripper.active_goal is not None:
+            if (quiet_s > SILENT_SERVO_ABORT_S and self.gripper.active_goal is not None
+                    and self._output.named_silent(self._index) is not False):
                 self.gripper.abort(f'{self.name} servo silent for {quiet_s:.1f} s (detached, '
                                    'unplugged or unpowered?)')
                 self._apply()

@@ -77,6 +77,10 @@ class LinkOutput(Generic[_Link]):
         """Return the servos that rejoined since the last call: none on a PWM board."""
         return {}
 
+    def named_silent(self, servo: int) -> Optional[bool]:
+        """Return None: a PWM board does not judge each servo (see ServoOutput)."""
+        return None
+
     def synced(self) -> bool:
         """Return True once the device took or refused all that was set (waiting is over).
 

@@ -65,7 +65,8 @@ SHUTDOWN_SYNC_S = 1.0     # how long the exit waits for the servos to confirm th
 _HANDED_OVER_KEPT = 64
 _UNIT_WORDS = {'us': 'pulses', 'count': 'counts'}
 # A joint servo that reported during a trajectory and then stays silent this long (detached,
-# unplugged, unpowered) aborts the trajectory: one missed read of a bus is no reason.
+# unplugged, unpowered) aborts the trajectory: one missed read of a bus is no reason, nor a
+# report late on a loaded host while the link says the servo answers (named_silent False).
 SILENT_SERVO_ABORT_S = 0.5
 
 
@@ -440,9 +441,10 @@ class ServoDriver:
         """Check the running goal against the servos, then aim at its pose one step ahead."""
         executor = self._trajectory
         actual, measured = self._trajectory_actual(now)
-        silent = [(name, now - heard) for name, heard in zip(self._arm.joint_names,
-                                                             self._heard_s, strict=True)
-                  if heard is not None and now - heard > SILENT_SERVO_ABORT_S]
+        silent = [(name, now - heard) for index, (name, heard) in enumerate(zip(
+                      self._arm.joint_names, self._heard_s, strict=True))
+                  if heard is not None and now - heard > SILENT_SERVO_ABORT_S
+                  and self._output.named_silent(index) is not False]
         if silent:
             names = ', '.join(f'{name} ({quiet_s:.1f} s)' for name, quiet_s in silent)
             executor.abort(f'servos silent (detached, unplugged or unpowered?): {names}',

@@ -137,6 +137,14 @@ class ServoOutput(TypingProtocol):
         was named here: the caller moves it on from the units given. PWM boards: none.
         """
 
+    def named_silent(self, servo: int) -> Optional[bool]:
+        """Return whether the link names servo ``servo`` (servo order) silent now.
+
+        True once the requests it missed say it stopped answering, False while it answers
+        (a report that is merely late, on a loaded host, is not silence); None where the link
+        does not judge each servo (PWM boards): the caller's own clock decides.
+        """
+
     def send(self, units: Sequence[float], move_s: float) -> None:
         """Move every servo to ``units`` (servo order, each within its calibrated range).
 

@@ -116,6 +116,8 @@ def test_reports_come_in_servo_order_and_a_silent_servo_reports_none(sim_bus, bu
     assert silent.name == 'servo elbow_flex (id 3)' and 'does not answer' in silent.message
     assert any(w.startswith('servo elbow_flex (id 3): stopped answering') for w in warnings)
     assert output.report(time.monotonic() + 1.0) is None, 'a report a second old is stale'
+    assert [output.named_silent(i) for i in range(6)] == [False, False, True, False, False,
+                                                          False]
 
 
 @pytest.mark.timeout(20)

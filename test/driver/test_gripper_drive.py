@@ -117,6 +117,22 @@ def _bus_at(rig, drive, position):
     rig.output.reported = tuple(units)
 
 
+def test_a_bus_gripper_is_silent_when_its_link_says_so_not_when_a_report_is_late():
+    rig, drive, _ = _drive()
+    _bus_at(rig, drive, 0.6)
+    drive.tick()
+    drive.start('a', GripperGoal(0.7))
+    _run(rig, drive, 0.1)
+    rig.output.reported = None              # reads late: the host is starved
+    rig.output.judged_silent = set()        # the bus still hears the servo
+    _run(rig, drive, 1.0)
+    assert drive.take_ends() == []
+    rig.output.judged_silent = {5}          # the gripper is the sixth servo
+    _run(rig, drive, 0.1)
+    [end] = drive.take_ends()
+    assert end.message.startswith('gripper servo silent for 1.'), end.message
+
+
 def test_a_bus_gripper_whose_reports_pause_is_not_judged_by_its_command():
     rig, drive, _ = _drive()
     _bus_at(rig, drive, 0.6)                # it reports: its reports judge it

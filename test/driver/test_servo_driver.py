@@ -58,6 +58,7 @@ class FakeOutput:
     sync_error: Optional[Exception] = None
     closed: bool = False
     admitted: dict = field(default_factory=dict)     # servo index -> units, rejoined
+    judged_silent: Optional[set] = None                # servo indices the link names silent
 
     def start(self):
         pass
@@ -65,6 +66,9 @@ class FakeOutput:
     def take_events(self):
         events, self.events = self.events, []
         return events
+
+    def named_silent(self, servo):
+        return self.judged_silent if self.judged_silent is None else servo in self.judged_silent
 
     def take_admitted(self):
         admitted, self.admitted = self.admitted, {}
@@ -538,6 +542,20 @@ def test_a_servo_that_falls_silent_aborts_the_goal():
     assert end.ending is Ending.ABORTED and end.code is Outcome.INVALID_GOAL
     assert end.message.startswith('servos silent (detached, unplugged or unpowered?): '
                                   'wrist_pitch (0.5')
+
+
+def test_a_late_report_the_link_does_not_call_silence_leaves_the_goal_running():
+    """A loaded host delays the reads; the bus still hears the servo: no abort."""
+    rig = TrajectoryRig()
+    rig.driver.start_trajectory('a', rig.goal(*FAST))
+    rig.run(0.1)
+    rig.output.silent = 3
+    rig.output.judged_silent = set()
+    assert rig.run(1.0) == [], 'still running'
+    rig.output.judged_silent = {3}
+    (end,) = rig.run(0.1)
+    assert end.message.startswith('servos silent (detached, unplugged or unpowered?): '
+                                  'wrist_pitch (1.')
 
 
 def test_a_cancel_holds_where_the_arm_is():
