@@ -13,6 +13,11 @@ looked at are never queued.
 'no new leader reading for 0.6 s: the follower holds where it is'
 >>> watch.take(2.0, now_s=2.0).info
 'leader readings again after 1.0 s: following'
+>>> late = LeaderWatch(silence_s=0.5)
+>>> late.take(None, now_s=0.0).warning, late.take(None, now_s=0.6).warning
+('', 'no leader reading yet after 0.6 s: the follower is not driven')
+>>> late.take(1.0, now_s=0.8).info
+'first leader reading after 0.8 s: following'
 """
 
 from dataclasses import dataclass
@@ -53,9 +58,12 @@ class LeaderWatch:
             was_silent, since = self.silent, self._last_new_s
             self._last_new_s = now_s
             self.silent = False
+            if was_silent and since is None:
+                return Verdict(True, info=f'first leader reading after '
+                                          f'{now_s - self._started_s:.1f} s: following')
             if was_silent:
-                gap = now_s - (since if since is not None else self._started_s)
-                return Verdict(True, info=f'leader readings again after {gap:.1f} s: following')
+                return Verdict(True, info=f'leader readings again after {now_s - since:.1f} s: '
+                                          'following')
             return Verdict(True)
         quiet_since = self._last_new_s if self._last_new_s is not None else self._started_s
         if not self.silent and now_s - quiet_since >= self.silence_s:

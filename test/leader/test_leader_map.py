@@ -78,7 +78,8 @@ def test_the_watch_passes_new_readings_says_silence_once_and_the_return_once():
     assert 'no leader reading yet' in watch.take(None, now_s=0.6).warning
     assert watch.take(None, now_s=0.9).warning == ''
     back = watch.take(1.0, now_s=1.0)
-    assert back.publish and 'again' in back.info
+    assert back.publish and back.info == 'first leader reading after 1.0 s: following', \
+        'the first reading is no return'
     assert not watch.take(1.0, now_s=1.1).publish, 'a reading is passed on once'
     assert watch.take(1.2, now_s=1.2).publish
     silent = [watch.take(1.2, now_s=t) for t in (1.5, 1.8, 2.5)]
