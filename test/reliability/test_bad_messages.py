@@ -39,7 +39,9 @@ DRIVER_CAUSES = {'lengths differ': 'lengths must match',
                  'not finite': 'positions not finite',
                  'outside joint limits': 'outside the joint limits',
                  'pulse clamped': 'servo pulses clamped',
-                 'unknown names': 'not in the arm file'}
+                 'unknown names': 'not in the arm file',
+                 # The simulated board starved on a loaded host: lost and resumed, not a refusal.
+                 'board starved': 'board silent, '}
 IK_THROTTLE_S, DRIVER_THROTTLE_S = 2.0, 5.0
 # A refused target shows only in the diagnostics (every 0.1 s), so each costs about that.
 EXAMPLES = 120
