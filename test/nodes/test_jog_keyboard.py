@@ -5,12 +5,14 @@ file), its stdin, stdout and stderr on the slave side of a pty; the test types o
 side and reads what it publishes on jog/twist.
 """
 
+import math
 import os
 import select
 import signal
 import subprocess
 import sys
 import termios
+import time
 
 from geometry_msgs.msg import TwistStamped
 import pytest
@@ -61,9 +63,28 @@ class Keyboard:
                             during=self.read_screen)
 
     def ready(self):
+        """Wait until a twist from jog_keyboard reaches the probe; forget that warm-up.
+
+        The probe may know the publisher before the publisher knows the probe (discovery
+        runs on each side): twists sent meanwhile reach nobody. So a key is tapped (again
+        each second) until a twist is heard, space stops it, and the twists are cleared.
+        """
         self.wait_screen('Publishing on')
         self.ros.spin_until(lambda: self.probe.count_publishers(self.topic) > 0,
                             timeout_s=WAIT_S, what='jog_keyboard publishing jog/twist')
+        tapped = [-math.inf]
+
+        def tap():
+            self.read_screen()
+            if time.monotonic() - tapped[0] > 1.0:
+                tapped[0] = time.monotonic()
+                self.type('w')
+
+        self.ros.spin_until(lambda: self.twists, timeout_s=WAIT_S, during=tap,
+                            what='a first twist from jog_keyboard')
+        self.type(' ')
+        self.wait_twists(lambda ts: _zero(ts[-1]), 'space to stop the warm-up')
+        self.twists.clear()
 
     def type(self, keys):
         os.write(self.master, keys.encode())
