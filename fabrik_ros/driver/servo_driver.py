@@ -374,6 +374,7 @@ class ServoDriver:
         if order.refusal:
             return Reply(False, order.refusal)
         self._abort_trajectory('servos rebooted (~/reboot)')
+        self._log(LogLine(LogLevel.INFO, f'~/reboot: rebooted {"; ".join(order.rebooted)}'))
         return Reply(True, f'rebooted {"; ".join(order.rebooted)}; each holds where it stands '
                            'once it answers again, then moves on to the latest command at '
                            'the speed limits')

@@ -676,6 +676,7 @@ def test_a_reboot_asks_the_default_servos_and_the_reply_names_those_rebooted():
     assert rig.output.rebooted == [None], 'the default set: those in error, else all'
     assert reply.message.startswith('rebooted servo elbow (id 3): overload; ')
     assert 'latest command at the speed limits' in reply.message
+    assert rig.texts()[-1] == '~/reboot: rebooted servo elbow (id 3): overload', 'logged once'
 
 
 @pytest.mark.parametrize('case', ['no reboot', 'detached', 'not connected', 'none answers'])
