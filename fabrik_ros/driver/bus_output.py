@@ -17,6 +17,7 @@ from typing import Optional, Union
 from fabrik_ros.driver.link_output import LinkOutput
 from fabrik_ros.driver.servo_output import (
     HealthLevel,
+    RebootOrder,
     servo_addresses,
     servo_names,
     ServoHealth,
@@ -179,6 +180,33 @@ class BusOutput(LinkOutput[BusLink]):
         """
         self.link.torque_limit(self._ids[servo], fraction)
         return True
+
+    @property
+    def reboot_refusal(self) -> str:
+        """Return why these servos cannot be rebooted: Feetech has no reboot; '' on Dynamixel."""
+        return self.link.reboot_refusal
+
+    def reboot(self, servos: Optional[Sequence[int]] = None) -> RebootOrder:
+        """Reboot the servos named (servo order) that answer; None: see :class:`ServoOutput`.
+
+        See :meth:`BusLink.reboot`: each rejoins through :meth:`take_admitted`.
+        """
+        if self.reboot_refusal:
+            return RebootOrder(refusal=self.reboot_refusal)
+        conditions = self.link.health()
+        answering = [i for i in self._ids if conditions[i].silent_since_s is None]
+        if servos is None:
+            chosen = [i for i in answering if conditions[i].hardware_errors] or answering
+        else:
+            chosen = [self._ids[index] for index in servos]
+        rebooted = self.link.reboot(chosen)
+        if not rebooted:
+            return RebootOrder(refusal='no servo answers on the bus: nothing was rebooted (a '
+                               'servo that answers again is admitted anew by itself)')
+        return RebootOrder(tuple(
+            f'{self.servo_name(i)}: '
+            f'{", ".join(conditions[i].hardware_errors) or "no hardware error"}'
+            for i in rebooted))
 
     def effort(self, servo: int, now_s: float) -> Optional[float]:
         """Return the servo's latest load as a signed fraction of its full torque, if recent.

@@ -6,10 +6,10 @@ its line (protocol, port, state, last error) are the same for both and live here
 """
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Generic, Optional, TypeVar
 
-from fabrik_ros.driver.servo_output import LinkEvent
+from fabrik_ros.driver.servo_output import LinkEvent, RebootOrder
 from fabrik_ros.servo_io.connected_link import ConnectedLink
 from fabrik_ros.servo_io.errors import LinkError, LinkTimeout
 from fabrik_ros.servo_io.link_options import LinkState
@@ -80,6 +80,16 @@ class LinkOutput(Generic[_Link]):
     def named_silent(self, servo: int) -> Optional[bool]:
         """Return None: a PWM board does not judge each servo (see ServoOutput)."""
         return None
+
+    @property
+    def reboot_refusal(self) -> str:
+        """Return why a PWM board's servos cannot be rebooted: they have no reboot."""
+        return (f'a {self.protocol.value} board drives PWM servos, which have no reboot (nor a '
+                'hardware-error shutdown to clear): nothing to reboot')
+
+    def reboot(self, servos: Optional[Sequence[int]] = None) -> RebootOrder:
+        """Refuse: PWM servos have no reboot, nothing is sent (see :attr:`reboot_refusal`)."""
+        return RebootOrder(refusal=self.reboot_refusal)
 
     def synced(self) -> bool:
         """Return True once the device took or refused all that was set (waiting is over).

@@ -355,6 +355,40 @@ class ServoDriver:
                                    'then send the trajectory again')
         return reply
 
+    def reboot(self) -> Reply:
+        """Reboot the servos in a hardware error, else every one (``~/reboot``); say which.
+
+        A Dynamixel servo shut down by a hardware error (overload, overheating, electrical
+        shock) stays limp until rebooted. Each rebooted servo rejoins the bus holding where
+        it stands, torqued as attached, and moves on from there to the latest command at
+        the speed limits (:meth:`_take_admitted`). Refused, with the reason, on servos
+        without a reboot (Feetech, PWM), while detached, and while the board is not
+        connected. A running trajectory is aborted: a servo that restarts cannot keep to it.
+        """
+        now = self._clock()
+        self._take_link_events(now)
+        refusal = self._output.reboot_refusal or self._reboot_not_ready()
+        if refusal:
+            return Reply(False, refusal)
+        order = self._output.reboot()
+        if order.refusal:
+            return Reply(False, order.refusal)
+        self._abort_trajectory('servos rebooted (~/reboot)')
+        self._log(LogLine(LogLevel.INFO, f'~/reboot: rebooted {"; ".join(order.rebooted)}'))
+        return Reply(True, f'rebooted {"; ".join(order.rebooted)}; each holds where it stands '
+                           'once it answers again, then moves on to the latest command at '
+                           'the speed limits')
+
+    def _reboot_not_ready(self) -> str:
+        """Return why the servos cannot be rebooted now ('' when they can)."""
+        if not self._machine.enabled:
+            return ('servos detached (~/enable false): call ~/enable with true first, then '
+                    '~/reboot (a rebooted servo comes back holding, as attached)')
+        if self._machine.phase is Phase.OFFLINE or self._output.state is not LinkState.READY:
+            return (f'board not connected ({self._output.state.value}): nothing to reboot; '
+                    'call ~/reboot once it is')
+        return ''
+
     # -- trajectories (FollowJointTrajectory goals, JointTrajectory messages) ---------------
 
     def set_trajectory_settings(self, settings: TrajectorySettings) -> None:

@@ -89,6 +89,20 @@ class ServoHealth:
     values: Mapping[str, object] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class RebootOrder:
+    """What :meth:`ServoOutput.reboot` set going: the servos rebooted, or why none was.
+
+    :param rebooted: each servo rebooted as a person reads it, with the hardware error it
+        reported: ``'servo elbow_flex (id 3): overload'``, ``'servo gripper (id 6): no
+        hardware error'``
+    :param refusal: why none was ('' when some were)
+    """
+
+    rebooted: tuple[str, ...] = ()
+    refusal: str = ''
+
+
 class ServoOutput(TypingProtocol):
     """What the driver core needs from the servos (see the module docstring).
 
@@ -185,6 +199,19 @@ class ServoOutput(TypingProtocol):
         None for a servo that reports none (PWM), or whose latest reading is not recent.
 
         :param servo: the servo's index in servo order
+        """
+
+    @property
+    def reboot_refusal(self) -> str:
+        """Return why these servos cannot be rebooted ('' when they can: Dynamixel X)."""
+
+    def reboot(self, servos: Optional[Sequence[int]] = None) -> RebootOrder:
+        """Reboot servos (servo order) that answer; never blocks. None: the default set.
+
+        The default: those reporting a hardware error, else every one that answers. A
+        Dynamixel servo shut down by a hardware error (overload, overheating, electrical
+        shock) stays limp until rebooted; each rebooted one rejoins as :meth:`take_admitted`
+        says, holding where it stands with the torque as attached.
         """
 
     def synced(self) -> bool:

@@ -100,6 +100,12 @@ class ServoDriverNode(ConfiguredNode):
       the servos. Both are requests to the state machine, which holds the enable request
       across connects and reconnects (while detached, commands are kept and followed after
       re-attaching, and ``~/home`` is refused with the reason).
+    - ``~/reboot`` (Trigger) reboots the Dynamixel servos a hardware error shut down
+      (overload, overheating, electrical shock: limp until rebooted), else every one; the
+      reply names them. Each holds where it stands once it answers again, torqued as
+      attached, then moves on to the latest command at the speed limits. Refused with the
+      reason on Feetech (no reboot: its 0x06 is a factory reset) and PWM boards, while
+      detached, and while the board is not connected.
     - ``joint_states`` carries every servo of the arm file: the joints [rad], then the
       auxiliary servos in their unit (PWM: the fraction of the pulse range; bus: rad).
       ``~/servo_positions`` carries the servos' raw units as the board reported them.
@@ -142,6 +148,7 @@ class ServoDriverNode(ConfiguredNode):
         self.create_subscription(JointState, 'joint_commands', self._on_joint_commands, 10)
         self.create_service(Trigger, '~/home', self._on_home)
         self.create_service(SetBool, '~/enable', self._on_enable)
+        self.create_service(Trigger, '~/reboot', self._on_reboot)
         # The control tick slows down while the arm rests (nothing to step toward).
         self._control_s = 1.0 / self._parameter('control_rate_hz')
         self._control_timer = create_timer(self, self._control_s, self._on_control_timer)
@@ -356,6 +363,12 @@ class ServoDriverNode(ConfiguredNode):
 
     def _on_enable(self, request: SetBool.Request, response: SetBool.Response):
         reply = self._core.enable(request.data)
+        self._pace_ticks()
+        response.success, response.message = reply.success, reply.message
+        return response
+
+    def _on_reboot(self, request: Trigger.Request, response: Trigger.Response):
+        reply = self._core.reboot()
         self._pace_ticks()
         response.success, response.message = reply.success, reply.message
         return response

@@ -6,7 +6,7 @@ file's homing offset written where the servo holds another (torque off first; Fe
 unlocked and locked again), and its present position read. Only then may a goal reach it: an
 STS3215 is torqued at power-up, and a goal written before the read would move the arm at
 once. Torque on reads the present position and writes it as the goal before the torque, so
-the arm holds where it stands.
+the arm holds where it stands. A reboot (Dynamixel Protocol 2.0 only) is one answered request.
 
 Each step is a unicast request answered by one status packet, sent again up to
 ``max_retries`` times when no answer comes (an answer of the wrong length is another
@@ -15,6 +15,7 @@ no answer ends the task (the scheduler counts the misses and names a servo silen
 """
 
 from collections.abc import Generator, Mapping, Sequence
+import math
 from typing import Optional
 
 from fabrik_ros.servo_io.bus_line import goal_block, goal_span
@@ -104,7 +105,18 @@ class ServoSteps:
         if servo.silent_since is not None:
             self._notices.append(Notice(servo.id, 'answers again'))
         servo.lost_since = servo.silent_since = None
+        servo.back_by_s = -math.inf
         return True
+
+    def reboot(self, servo: ServoRecord) -> Step:
+        """Reboot ``servo``; True once it answered (Protocol 2.0 answers, then restarts).
+
+        Sent once, not again without an answer: a servo whose answer was lost restarts all
+        the same, and one asked again would restart twice.
+        """
+        status = yield Request('reboot', self.codec.reboot(servo.id), (servo.id,),
+                               self.codec.status_size(0), params=0)
+        return status is not None and not self.refused(status)
 
     def admit(self, servo: ServoRecord
               ) -> Generator[Request, Optional[StatusPacket], Optional[bool]]:

@@ -152,6 +152,34 @@ class BusLink(ConnectedLink):
             self._scheduler.set_torque_limit(servo_id, fraction)
         self._connection.wake()
 
+    def reboot(self, ids: Sequence[int]) -> tuple[int, ...]:
+        """Reboot the servos named that answer; return those whose reboot was queued.
+
+        The way out of a Dynamixel hardware-error shutdown (overload, overheating,
+        electrical shock in its Shutdown register): the servo stays limp until rebooted.
+        Each gets one answered Reboot (Protocol 2.0 answers before it restarts), then is
+        treated as lost: pinged until it answers, admitted anew (its torque the one
+        :meth:`torque` last asked for, else limp as at power-up), and named by
+        :meth:`take_admitted`, before which it takes no goal. A servo not in error may be
+        rebooted too. Nothing is queued while the link is not connected (every servo is
+        admitted anew at the connect).
+
+        :raises ValueError: on an unknown id, or on Feetech, which has no reboot (its 0x06 is
+            a factory reset, never sent): the reason is :attr:`reboot_refusal`
+        """
+        with self._cv:
+            if self._connection.state is not LinkState.READY:
+                self._scheduler.check_reboot(ids)
+                return ()
+            queued = self._scheduler.reboot(ids)
+        self._connection.wake()
+        return queued
+
+    @property
+    def reboot_refusal(self) -> str:
+        """Return why these servos cannot be rebooted ('' when they can)."""
+        return self._codec.REBOOT_REFUSAL
+
     # -- observation -------------------------------------------------------------------------
 
     @property

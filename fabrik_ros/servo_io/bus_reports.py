@@ -25,6 +25,9 @@ class ServoCondition:
     :param silent_since_s: when it stopped answering (or the connect it missed), else None
     :param model: the model its model number names ('' before it was read)
     :param stamp_s: when the readings were taken [s]
+    :param hardware_errors: the hardware error it reports, in words (Dynamixel: its
+        Hardware Error Status, or the alert bit before that register was read); () when
+        none. One its Shutdown register names keeps it limp until a reboot.
     """
 
     temperature_c: Optional[float]
@@ -34,6 +37,7 @@ class ServoCondition:
     silent_since_s: Optional[float]
     model: str
     stamp_s: Optional[float]
+    hardware_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ that answered it (None: none came, within the retries).
 
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+import math
 from typing import Optional
 
 from fabrik_ros.servo_io.protocols.bus_codec import StatusPacket
@@ -50,6 +51,7 @@ class ServoRecord:
     misses: int = 0                 # requests missed in a row
     missed_from_s: float = 0.0      # when the first of them was written
     next_ping_s: float = 0.0
+    back_by_s: float = -math.inf    # rebooted: its misses count from then (it restarts)
     limits: Optional[tuple[int, int]] = None
     homing_offset: Optional[int] = None
     torque: Optional[bool] = None   # as last read or written (acknowledged)

@@ -11,7 +11,7 @@ fake clock and a simulated bus, without ptys or threads.
 Whenever the line is free, the first of these that is due goes:
 
 1. **A servo task** (:mod:`~fabrik_ros.servo_io.bus_tasks`): an admission, a re-ping, a
-   torque change or a torque-limit change, each step answered. No goal reaches a servo
+   torque change, a torque-limit change or a reboot, each step answered. No goal reaches a servo
    before its present position was read on the connection, so a servo torqued at power-up
    does not jump.
 2. **Feedback** (:mod:`~fabrik_ros.servo_io.bus_feedback`) when due at ``poll_hz``, unless a
@@ -154,6 +154,31 @@ class BusScheduler:
                              'within [0.0, 1.0] (a fraction of its full torque)')
         self._tasks.want_torque_limit(servo_id, value)
 
+    def reboot(self, ids: Sequence[int]) -> tuple[int, ...]:
+        """Queue an answered reboot of each servo named that answers; return those queued.
+
+        Each is then lost, pinged until it answers, and admitted anew (:mod:`bus_tasks`); a
+        servo that does not answer now is left to its pings, which admit it all the same.
+
+        :raises ValueError: on an unknown id, or on a protocol without a reboot instruction
+            (the codec's reason); nothing is queued then
+        """
+        self.check_reboot(ids)
+        queued = tuple(servo_id for servo_id in dict.fromkeys(ids)
+                       if self._servos[servo_id].lost_since is None)
+        for servo_id in queued:
+            self._tasks.reboot(self._servos[servo_id])
+        return queued
+
+    def check_reboot(self, ids: Sequence[int]) -> None:
+        """Raise ValueError if :meth:`reboot` of ``ids`` would be refused, saying why."""
+        if self.codec.REBOOT_REFUSAL:
+            raise ValueError(self.codec.REBOOT_REFUSAL)
+        unknown = [servo_id for servo_id in ids if servo_id not in self._servos]
+        if unknown:
+            raise ValueError(f'reboot of servo ids {unknown!r}, not among the ids '
+                             f'{list(self._servos)}')
+
     def admission_done(self) -> bool:
         """Return True once every servo is admitted or found silent (none mid-admission)."""
         return all(s.lost_since is not None or (s.admitted and not s.busy)
@@ -202,7 +227,7 @@ class BusScheduler:
         """Return what each servo last reported of itself."""
         return {s.id: ServoCondition(s.temperature_c, s.voltage_v, s.load_percent,
                                      _error_words(self.codec, s), s.silent_since, s.model,
-                                     s.readings_s)
+                                     s.readings_s, _hardware_errors(self.codec, s))
                 for s in self._servos.values()}
 
     def take_admitted(self) -> dict[int, int]:
@@ -298,6 +323,16 @@ def _checked_offsets(ids: Sequence[int], table: ControlTable,
             raise ValueError(f'homing_offsets[{servo_id}] = {offset!r}, must be within '
                              f'[{low}, {high}] (the {table.model} register)')
     return dict(offsets)
+
+
+def _hardware_errors(codec: BusCodec, servo: ServoRecord) -> tuple[str, ...]:
+    """Return the servo's hardware error in words: its register's, else the alert's; ()."""
+    hardware = getattr(codec, 'hardware_error_words', None)
+    if servo.hardware_error and hardware is not None:
+        return tuple(hardware(servo.hardware_error))
+    if codec.hardware_alert(servo.error):
+        return ('hardware error (its Hardware Error Status not read yet)',)
+    return ()
 
 
 def _error_words(codec: BusCodec, servo: ServoRecord) -> tuple[str, ...]:

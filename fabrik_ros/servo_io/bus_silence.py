@@ -9,8 +9,17 @@ adapter (a stalled thread, a late USB transfer): a stall quiets every servo at o
 dead servo goes quiet alone. A servo that missed the handshake's pings (``max_retries`` + 1
 of them) is named at once. One lost, not yet named, is pinged every ``CONFIRM_PING_S``; one
 named, every ``REPING_S``.
+
+A servo that answered a reboot restarts: it is lost at once (its RAM, the torque among it, is
+back at its power-up values) and pinged, but its misses count only from ``BOOT_S`` after the
+reboot, so a servo that restarts is not named silent, and one that does not come back is.
+Until it answers or is named it is pinged every ``BOOT_PING_S``: a ping it misses holds the
+line for a reply timeout (34 ms), and pinged as often as a lost servo it would starve the
+others' feedback for a whole ``BOOT_S`` (and their answers between its pings are what tells
+a servo that does not come back from a bus that stalled).
 """
 
+import math
 from typing import Optional
 
 from fabrik_ros.servo_io.bus_reports import Notice
@@ -27,6 +36,10 @@ SILENT_AFTER_S = 0.1
 # servos' supply is off: named after this long instead, as a small host kept busy can stall
 # past 0.1 s; a supply cut is still named within the diagnostics' second.
 BUS_QUIET_S = 0.5
+# How long a rebooted servo may take to answer again, at most. The e-Manual gives no figure;
+# an X series servo boots in well under a second (its LED blinks once), so this is generous.
+BOOT_S = 1.0
+BOOT_PING_S = 0.1               # a rebooted servo is pinged this often until it answers
 
 
 def missed(servo: ServoRecord, sent_s: float, now_s: float, *, lost_after: int,
@@ -38,7 +51,7 @@ def missed(servo: ServoRecord, sent_s: float, now_s: float, *, lost_after: int,
     :returns: the notice that names it silent, if it is named now
     """
     if servo.misses == 0:
-        servo.missed_from_s = sent_s
+        servo.missed_from_s = max(sent_s, servo.back_by_s)
     servo.misses += 1
     if servo.misses >= lost_after and servo.lost_since is None:
         servo.lost_since = servo.missed_from_s
@@ -70,6 +83,24 @@ def missed_at_connect(servo: ServoRecord, now_s: float) -> Optional[Notice]:
     return Notice(servo.id, 'did not answer a ping at connect')
 
 
+def rebooted(servo: ServoRecord, now_s: float) -> None:
+    """Leave ``servo`` out from ``now_s``, when it restarts after a reboot, until it answers.
+
+    Whether or not its answer came (an answer lost on the line does not mean it did not
+    restart): admitted anew either way, a servo that did not restart only holds where it
+    stands. Its torque and error are those of power-up until it says otherwise.
+    """
+    servo.admitted = False
+    servo.torque = False
+    servo.error = servo.hardware_error = 0
+    servo.misses = 0
+    servo.lost_since = now_s
+    servo.back_by_s = now_s + BOOT_S
+    servo.next_ping_s = now_s
+
+
 def ping_interval(servo: ServoRecord) -> float:
     """Return how long until a lost servo is pinged again [s]."""
-    return REPING_S if servo.silent_since is not None else CONFIRM_PING_S
+    if servo.silent_since is not None:
+        return REPING_S
+    return BOOT_PING_S if servo.back_by_s > -math.inf else CONFIRM_PING_S

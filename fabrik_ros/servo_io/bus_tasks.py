@@ -20,6 +20,13 @@ and written, answered, to the servo's torque-limit register (the model's
 wish again (the register is RAM: a power cycle restores the full torque). A value the servo
 did not take (no answer within the retries, or refused) is not tried again until the wish
 changes or the servo is admitted anew.
+
+A reboot (Dynamixel: the only way out of a hardware-error shutdown) is one answered request;
+then the servo restarts, so it is lost (:func:`~fabrik_ros.servo_io.bus_silence.rebooted`),
+pinged until it answers, and admitted anew like any servo that answers again: it holds where
+it stands, with the torque the caller wants, until the caller took its admission. A reboot
+queued for a servo that is lost by the time it runs (it restarts already, or stopped
+answering) is not sent: its pings admit it anew all the same.
 """
 
 from collections import deque
@@ -30,7 +37,7 @@ from typing import Optional
 from fabrik_ros.servo_io.bus_admission import ServoSteps
 from fabrik_ros.servo_io.bus_goals import GoalWrites
 from fabrik_ros.servo_io.bus_requests import Request, ServoRecord, Task
-from fabrik_ros.servo_io.bus_silence import ping_interval
+from fabrik_ros.servo_io.bus_silence import BOOT_S, ping_interval, rebooted
 from fabrik_ros.servo_io.protocols.bus_codec import StatusPacket
 
 
@@ -52,6 +59,7 @@ class ServoTasks:
         self._queue: deque[tuple[ServoRecord, Task]] = deque()
         self._running: Optional[tuple[ServoRecord, Task]] = None
         self._next: Optional[Request] = None        # the running task's next request
+        self._now_s = 0.0                           # the latest time the scheduler gave
 
     def reset(self) -> None:
         """Drop every task (a new connection)."""
@@ -66,6 +74,10 @@ class ServoTasks:
     def admit(self, servo: ServoRecord, *, pinged: bool) -> None:
         """Queue ``servo``'s admission (``pinged``: it answered a ping just now)."""
         self._start(servo, self._admit(servo, pinged=pinged))
+
+    def reboot(self, servo: ServoRecord) -> None:
+        """Queue a reboot of ``servo``, after its tasks queued before (see the docstring)."""
+        self._start(servo, self._reboot(servo))
 
     def want_torque(self, on: bool) -> None:
         """Bring every admitted servo's torque to ``on``; a busy one when its task ends."""
@@ -102,6 +114,7 @@ class ServoTasks:
 
     def request(self, now_s: float) -> Optional[Request]:
         """Return the running task's next request, starting queued tasks (and re-pings)."""
+        self._now_s = now_s
         if self._running is None:
             self._queue_pings(now_s)
         while self._next is None and self._running is None and self._queue:
@@ -115,6 +128,7 @@ class ServoTasks:
     def _answered(self, statuses: dict[int, StatusPacket], stamp_s: float) -> None:
         """Give the running task the answer to its request (None: none came)."""
         assert self._running is not None
+        self._now_s = stamp_s
         self._step(statuses.get(self._running[0].id))
 
     def _start(self, servo: ServoRecord, task: Task) -> None:
@@ -160,6 +174,14 @@ class ServoTasks:
         yield from self._hold_torque(servo, held)     # then the torque limit, as it ends
         if not pinged and servo.present is not None:
             self._goals.admitted(servo.id, servo.present)     # anew, or late: see take_admitted
+
+    def _reboot(self, servo: ServoRecord) -> Task:
+        """Reboot the servo unless it is lost already; then it is lost until it answers."""
+        if servo.lost_since is not None:
+            return
+        servo.back_by_s = self._now_s + BOOT_S      # its misses count from then, the
+        yield from self._steps.reboot(servo)        # reboot's own too (a lost answer)
+        rebooted(servo, self._now_s)
 
     def _hold_limit(self, servo: ServoRecord) -> Task:
         """Write the servo's wished torque limit, if it has one not yet tried."""

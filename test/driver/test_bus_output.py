@@ -15,7 +15,7 @@ from fabrik_ros.driver.bus_output import (
     TEMPERATURE_ERROR_C,
     TEMPERATURE_WARN_C,
 )
-from fabrik_ros.driver.servo_output import HealthLevel
+from fabrik_ros.driver.servo_output import HealthLevel, RebootOrder
 from fabrik_ros.kinematics import ArmConfigError, load_arm
 from fabrik_ros.servo_io import BusPositions, Protocol
 from fabrik_ros.servo_io.protocols.dialect import BUS_PROTOCOLS
@@ -231,3 +231,30 @@ def test_a_report_stays_current_for_a_time_window_not_three_feedback_periods():
     late = output.report(10.1)
     assert late is not None and late.units == tuple(float(c) for c in counts.values())
     assert output.report(10.0 + REPORT_STALE_S + 0.01) is None
+
+
+@pytest.mark.timeout(20)
+def test_a_reboot_picks_the_servos_in_hardware_error_and_names_them(sim_bus, bus_output):
+    board = sim_bus(Protocol.DYNAMIXEL)
+    output, _ = bus_output(board)
+    output.attach(True)
+    output.sync(2.0)
+    with board.firmware.lock:
+        _servo(board, 3).error_bits = 0x20
+    assert poll(lambda: output.link.health()[3].hardware_errors == ('overload',), 10.0)
+    order = output.reboot()
+    assert order == RebootOrder(('servo elbow_flex (id 3): overload',))
+    held = {}
+    assert poll(lambda: held.update(output.take_admitted()) or held)
+    assert list(held) == [2]
+    assert poll(lambda: board.firmware.torques() == [True] * 6)
+    order = output.reboot()
+    assert order.rebooted == tuple(f'{output.servo_name(i)}: no hardware error'
+                                   for i in range(1, 7)), 'none in error: all'
+
+
+@pytest.mark.timeout(20)
+def test_feetech_servos_are_not_rebooted_and_the_order_says_why(sim_bus, bus_output):
+    output, _ = bus_output(sim_bus(Protocol.FEETECH))
+    order = output.reboot()
+    assert order.rebooted == () and 'factory reset' in order.refusal

@@ -45,3 +45,10 @@ def test_a_report_counts_only_after_the_connect_and_while_recent(rig, monkeypatc
     assert current.units == (1500.0, 1512.0, None, 1500.0, 1500.0, 1250.0)
     assert current.resolution == 10.0 and current.stamp_s == 50.1
     assert output.report(50.1 + 3.0 / POLL_HZ + 0.01) is None, 'three polls old'
+
+
+def test_pwm_servos_cannot_be_rebooted_and_say_so(rig):
+    output, _ = rig
+    assert 'PWM servos, which have no reboot' in output.reboot_refusal
+    order = output.reboot()
+    assert order.rebooted == () and order.refusal == output.reboot_refusal

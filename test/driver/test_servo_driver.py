@@ -16,7 +16,7 @@ from fabrik_ros.driver.servo_driver import (
     SHUTDOWN_SYNC_S,
     START_WAIT_S,
 )
-from fabrik_ros.driver.servo_output import HealthLevel, LinkEvent, ServoReport
+from fabrik_ros.driver.servo_output import HealthLevel, LinkEvent, RebootOrder, ServoReport
 from fabrik_ros.driver.trajectory import (
     Ending,
     Outcome,
@@ -59,6 +59,9 @@ class FakeOutput:
     closed: bool = False
     admitted: dict = field(default_factory=dict)     # servo index -> units, rejoined
     judged_silent: Optional[set] = None                # servo indices the link names silent
+    reboot_refusal: str = ''
+    rebooted: list = field(default_factory=list)       # each reboot(servos) asked
+    reboot_order: RebootOrder = RebootOrder(('servo elbow (id 3): overload',))
 
     def start(self):
         pass
@@ -73,6 +76,10 @@ class FakeOutput:
     def take_admitted(self):
         admitted, self.admitted = self.admitted, {}
         return admitted
+
+    def reboot(self, servos=None):
+        self.rebooted.append(servos)
+        return self.reboot_order
 
     def connect(self):
         self.state = LinkState.READY
@@ -659,3 +666,41 @@ def test_a_sample_that_is_not_finite_is_never_sent_and_ends_the_goal(monkeypatch
     assert (end.ending, end.code) == (Ending.ABORTED, Outcome.INVALID_GOAL)
     assert 'not finite' in end.message
     assert all(math.isfinite(u) for _, units, _ in rig.output.sent[before:] for u in units)
+
+
+def test_a_reboot_asks_the_default_servos_and_the_reply_names_those_rebooted():
+    rig = Rig()
+    rig.start_at(HOME)
+    reply = rig.driver.reboot()
+    assert reply.success, reply.message
+    assert rig.output.rebooted == [None], 'the default set: those in error, else all'
+    assert reply.message.startswith('rebooted servo elbow (id 3): overload; ')
+    assert 'latest command at the speed limits' in reply.message
+    assert rig.texts()[-1] == '~/reboot: rebooted servo elbow (id 3): overload', 'logged once'
+
+
+@pytest.mark.parametrize('case', ['no reboot', 'detached', 'not connected', 'none answers'])
+def test_a_reboot_is_refused_with_the_reason(case):
+    rig = Rig()
+    expected = {'no reboot': 'PWM servos have no reboot', 'detached': '~/enable with true',
+                'not connected': 'board not connected', 'none answers': 'no servo answers'}
+    if case != 'not connected':
+        rig.start_at(HOME)
+    if case == 'no reboot':
+        rig.output.reboot_refusal = 'PWM servos have no reboot'
+    elif case == 'detached':
+        rig.driver.enable(False)
+    elif case == 'none answers':
+        rig.output.reboot_order = RebootOrder(refusal='no servo answers on the bus')
+    reply = rig.driver.reboot()
+    assert not reply.success
+    assert expected[case] in reply.message
+    assert rig.output.rebooted == ([None] if case == 'none answers' else [])
+
+
+def test_servos_without_a_reboot_say_so_before_saying_they_are_detached():
+    rig = Rig()
+    rig.output.reboot_refusal = 'Feetech STS servos have no reboot instruction'
+    rig.driver.enable(False)
+    reply = rig.driver.reboot()
+    assert not reply.success and reply.message == rig.output.reboot_refusal

@@ -298,3 +298,38 @@ def test_an_idle_link_sleeps_in_the_port_until_it_has_something_to_do():
     with link:
         assert link.wait_ready(5.0) == IDS
         assert poll(lambda: adapter.waits and adapter.waits[-1] > 0.5), adapter.waits[-5:]
+
+
+@pytest.mark.timeout(20)
+def test_a_dynamixel_servo_in_overload_shutdown_is_rebooted_and_admitted_anew_holding(
+        sim_board, bus_link):
+    board = sim_board(Protocol.DYNAMIXEL)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    link.torque(True)
+    link.sync(2.0)
+    with board.firmware.lock:
+        board.firmware.servo(3).error_bits = 0x20       # overload: in Shutdown(63)
+    assert poll(lambda: not board.firmware.torques()[2]), 'the shutdown leaves it limp'
+    assert poll(lambda: link.health()[3].hardware_errors == ('overload',), timeout_s=10.0)
+    with board.firmware.lock:
+        board.firmware.move_by_hand(3, 3100, _now(board))
+    assert link.take_admitted() == {}
+    assert link.reboot([3]) == (3,)
+    assert poll(lambda: board.firmware.torques() == [True] * 6), 'torque on again'
+    assert poll(lambda: 3 in link.take_admitted())
+    assert _present(board, 3) == 3100, 'held where it stood'
+    assert link.health()[3].hardware_errors == ()
+    link.set_goals({3: 3000})
+    assert poll(lambda: _present(board, 3) == 3000), 'and takes goals again'
+
+
+@pytest.mark.timeout(20)
+def test_feetech_servos_cannot_be_rebooted_and_say_why(sim_board, bus_link):
+    board = sim_board(Protocol.FEETECH)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    assert 'factory reset' in link.reboot_refusal
+    with pytest.raises(ValueError) as refused:
+        link.reboot([3])
+    assert str(refused.value) == link.reboot_refusal

@@ -102,6 +102,8 @@ class BusCodec(abc.ABC):
     FIELD_BYTES: ClassVar[int] = 1
     SYNC_READ: ClassVar[bool] = True
     ERROR_BITS: ClassVar[Mapping[int, str]] = {}
+    # Why :meth:`reboot` cannot be asked of these servos; '' where it can.
+    REBOOT_REFUSAL: ClassVar[str] = 'these servos have no reboot instruction'
 
     def __init__(self) -> None:
         self._buffer = bytearray()
@@ -201,6 +203,16 @@ class BusCodec(abc.ABC):
         params = self._field(address, 'address') + self._field(size, 'size', low=1) + bytes(ids)
         return self.packet(self.BROADCAST_ID, Instruction.SYNC_READ, params)
 
+    def reboot(self, servo_id: int) -> bytes:
+        """Return a reboot of ``servo_id``: it answers, then restarts as at power-up.
+
+        Only Protocol 2.0 has one the link sends (:class:`~.dynamixel.DynamixelCodec`).
+
+        :raises ValueError: on a protocol without a reboot instruction, saying why
+            (:attr:`REBOOT_REFUSAL`)
+        """
+        raise ValueError(f'{type(self).__name__}: {self.REBOOT_REFUSAL}')
+
     # -- receiving --------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
@@ -265,6 +277,13 @@ class BusCodec(abc.ABC):
         """
         return tuple(self.ERROR_BITS.get(1 << bit, f'bit {bit}')
                      for bit in range(8) if error >> bit & 1)
+
+    def hardware_alert(self, error: int) -> bool:
+        """Return True if a status's ``error`` byte says the servo has a hardware error.
+
+        Protocol 2.0's alert bit; Protocol 1.0's bits name the condition itself (none here).
+        """
+        return False
 
     # -- checks -----------------------------------------------------------------------------
 

@@ -216,6 +216,7 @@ class DynamixelCodec(BusCodec):
     BROADCAST_ID = BROADCAST_ID
     MAX_ID = MAX_ID
     FIELD_BYTES = 2
+    REBOOT_REFUSAL = ''
 
     def __init__(self, *, strict_stuffing: bool = True) -> None:
         super().__init__()
@@ -233,6 +234,22 @@ class DynamixelCodec(BusCodec):
                              'servos or bytes per packet)')
         head = HEADER + bytes((servo_id,)) + length.to_bytes(2, 'little') + body
         return head + crc16(head).to_bytes(2, 'little')
+
+    def reboot(self, servo_id: int) -> bytes:
+        """Return a reboot of one servo; it answers a status, then restarts as at power-up.
+
+        The way out of a hardware-error shutdown (Shutdown(63)): torque off, RAM registers
+        at their power-up values, the error cleared until it happens again.
+
+        >>> DynamixelCodec().reboot(1).hex(' ')        # the e-Manual's reboot example
+        'ff ff fd 00 01 03 00 08 2f 4e'
+        """
+        self._check_id(servo_id, broadcast=False)
+        return self.packet(servo_id, Instruction.REBOOT, b'')
+
+    def hardware_alert(self, error: int) -> bool:
+        """Return True if the status's alert bit (7) is set: a hardware error."""
+        return bool(error & ALERT)
 
     def status(self, servo_id: int, error: int, params: bytes) -> bytes:
         """Return the status packet a servo sends: instruction 0x55, error byte, parameters.

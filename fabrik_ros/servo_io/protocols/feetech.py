@@ -135,6 +135,11 @@ class FeetechCodec(ProtocolOneCodec):
     protocol = Protocol.FEETECH
     ERROR_BITS = {0x01: 'input voltage', 0x02: 'angle sensor', 0x04: 'overheat',
                   0x08: 'overcurrent', 0x20: 'overload'}
+    # Instruction 0x06 of an STS servo is RESET (the factory values: id, limits, offsets
+    # gone), not a reboot; the makers' SDK has no reboot. Never sent.
+    REBOOT_REFUSAL = ('Feetech STS servos have no reboot instruction (their 0x06 is a factory '
+                      'reset, which would erase the id and the calibration, and is never '
+                      "sent): switch the servos' supply off and on instead")
 
 
 class DynamixelOneCodec(ProtocolOneCodec):
