@@ -51,8 +51,7 @@ class LeaderWatch:
 
     def take(self, stamp_s: Optional[float], *, now_s: float) -> Verdict:
         """Judge the latest reading's stamp (None: none yet) at ``now_s``."""
-        if self._started_s is None:
-            self._started_s = now_s
+        started = self._started_s = now_s if self._started_s is None else self._started_s
         if stamp_s is not None and (self._last_stamp is None or stamp_s > self._last_stamp):
             self._last_stamp = stamp_s
             was_silent, since = self.silent, self._last_new_s
@@ -60,12 +59,12 @@ class LeaderWatch:
             self.silent = False
             if was_silent and since is None:
                 return Verdict(True, info=f'first leader reading after '
-                                          f'{now_s - self._started_s:.1f} s: following')
-            if was_silent:
+                                          f'{now_s - started:.1f} s: following')
+            if was_silent and since is not None:
                 return Verdict(True, info=f'leader readings again after {now_s - since:.1f} s: '
                                           'following')
             return Verdict(True)
-        quiet_since = self._last_new_s if self._last_new_s is not None else self._started_s
+        quiet_since = self._last_new_s if self._last_new_s is not None else started
         if not self.silent and now_s - quiet_since >= self.silence_s:
             self.silent = True
             if self._last_new_s is None:
