@@ -127,7 +127,7 @@ def test_a_servo_that_answers_again_is_named_once_with_the_count_it_holds_at(
     board = sim_bus(protocol)
     output, _ = bus_output(board)
     output.attach(True)
-    output.sync(2.0)
+    output.sync(10.0)           # six servos' answered torque writes, on a loaded host
     assert output.take_admitted() == {}, 'those the connect admitted are not news'
     with board.firmware.lock:
         _servo(board, 3).silent = True
