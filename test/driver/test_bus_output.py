@@ -149,8 +149,9 @@ def test_health_judges_temperature_load_and_error_bits_against_the_limits(
     output.attach(True)
     table = _servo(board, 1).table
     with board.firmware.lock:
-        _servo(board, 1).temperature_c = TEMPERATURE_WARN_C + 1
-        _servo(board, 2).temperature_c = TEMPERATURE_ERROR_C + 1
+        for index, hot_c in ((1, TEMPERATURE_WARN_C + 1), (2, TEMPERATURE_ERROR_C + 1)):
+            hot = _servo(board, index)                   # steady there: a hot enclosure
+            hot.heat.ambient_c = hot.temperature_c = hot_c
         _servo(board, 4).load = round((LOAD_WARN_PERCENT + 2) / table.load_unit_percent)
         _servo(board, 6).error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
 

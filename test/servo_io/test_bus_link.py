@@ -131,7 +131,7 @@ def test_error_bits_and_readings_reach_the_health(sim_board, bus_link, protocol)
     with board.firmware.lock:
         servo = board.firmware.servo(4)
         servo.error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
-        servo.temperature_c = 58.0
+        servo.heat.ambient_c = servo.temperature_c = 58.0     # steady: a hot enclosure
     assert poll(lambda: 'overload' in link.health()[4].error_words
                 and link.health()[4].temperature_c == 58.0)
     assert link.health()[2].error_words == ()
