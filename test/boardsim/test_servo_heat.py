@@ -6,7 +6,7 @@ import pytest
 
 from fabrik_ros.boardsim.bus_servo import BusServo
 from fabrik_ros.boardsim.servo_heat import AMBIENT_C, ServoHeat
-from fabrik_ros.driver.bus_output import TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
+from fabrik_ros.driver.heat_guard import TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
 from fabrik_ros.servo_io.protocols.control_tables import STS3215
 
 

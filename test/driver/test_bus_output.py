@@ -12,9 +12,8 @@ from fabrik_ros.driver.bus_output import (
     BusOutput,
     LOAD_WARN_PERCENT,
     REPORT_STALE_S,
-    TEMPERATURE_ERROR_C,
-    TEMPERATURE_WARN_C,
 )
+from fabrik_ros.driver.heat_guard import TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
 from fabrik_ros.driver.servo_output import HealthLevel, RebootOrder
 from fabrik_ros.kinematics import ArmConfigError, load_arm
 from fabrik_ros.servo_io import BusPositions, Protocol

@@ -192,7 +192,8 @@ def test_error_bits_and_readings_come_back_in_words_and_units(protocol):
     wire = _admitted(protocol)
     servo = wire.servo(4)
     servo.error_bits = 0x24 if protocol is Protocol.DYNAMIXEL else 0x20
-    servo.temperature_c, servo.voltage_v = 61.0, 11.3
+    servo.heat.ambient_c = servo.temperature_c = 61.0      # steady there: a hot enclosure
+    servo.voltage_v = 11.3
     wire.run_for(1.5)                      # telemetry visits every servo within 0.6 s
     condition = wire.scheduler.conditions()[4]
     assert 'overload' in condition.error_words
