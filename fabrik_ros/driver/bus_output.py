@@ -44,7 +44,9 @@ LOAD_WARN_PERCENT = 80.0
 LOAD_ERROR_PERCENT = 95.0
 # The supply voltage sagging more than this below the highest the servo reported since start
 # means the supply cannot carry the load (the common fault of an arm on a small adapter); the
-# servo's own input-voltage error bit (outside its limit registers) is the ERROR.
+# servo's own input-voltage error bit is an ERROR, and so is a voltage outside the range the
+# servo takes: its input-voltage limit registers where it has them (Dynamixel X, read at
+# admission), else its datasheet's (STS3215 4 to 14 V).
 VOLTAGE_SAG_WARN = 0.15
 # A report older than this is not current (joint_states then show the command). Not a count
 # of feedback periods (3 at 50 Hz = 60 ms, which a loaded host overran, and joint_states
@@ -318,6 +320,7 @@ class BusOutput(LinkOutput[BusLink]):
             values['voltage [V]'] = round(voltage, 2)
             peak = max(self._peak_voltage.get(servo_id, voltage), voltage)
             self._peak_voltage[servo_id] = peak
+            problems.extend(_outside_range(voltage, condition))
             if voltage < peak * (1.0 - VOLTAGE_SAG_WARN):
                 problems.append((HealthLevel.WARN, f'voltage {voltage:.1f} V sags more than '
                                  f'{VOLTAGE_SAG_WARN:.0%} below its {peak:.1f} V (supply too '
@@ -335,6 +338,16 @@ class BusOutput(LinkOutput[BusLink]):
     def _say_notices(self) -> None:
         for notice in self.link.take_notices():
             self._warn(f'{self.servo_name(notice.servo_id)}: {notice.text}')
+
+
+def _outside_range(voltage: float, condition: ServoCondition) -> list[tuple[HealthLevel, str]]:
+    """Return an ERROR if the supply ``voltage`` [V] is outside the range the servo takes."""
+    voltages = condition.voltage_range_v
+    if voltages is None or voltages[0] <= voltage <= voltages[1]:
+        return []
+    low, high = voltages
+    return [(HealthLevel.ERROR, f'voltage {voltage:.1f} V outside its range {low:g} to '
+             f'{high:g} V ({condition.voltage_range_source})')]
 
 
 def _against(value: float, warn: float, error: float, what: str,

@@ -249,7 +249,8 @@ class BusScheduler:
         """Return what each servo last reported of itself."""
         return {s.id: ServoCondition(s.temperature_c, s.voltage_v, s.load_percent,
                                      _error_words(self.codec, s), s.silent_since, s.model,
-                                     s.readings_s, _hardware_errors(self.codec, s))
+                                     s.readings_s, _hardware_errors(self.codec, s),
+                                     *_voltage_range(s))
                 for s in self._servos.values()}
 
     def take_admitted(self) -> dict[int, int]:
@@ -324,6 +325,16 @@ class BusScheduler:
         if admitted and now_s >= self._telemetry.due_s():
             return self._telemetry.request(now_s, admitted)
         return None
+
+
+def _voltage_range(servo: ServoRecord) -> tuple[Optional[tuple[float, float]], str]:
+    """Return the voltages ``servo`` takes [V] and where that comes from (see ServoCondition)."""
+    if servo.voltage_limits_v is not None:
+        return servo.voltage_limits_v, 'its voltage limit registers'
+    low, high = servo.table.voltage_range_v
+    if not servo.model or (low <= 0.0 and high == math.inf):
+        return None, ''
+    return (low, high), f'the {servo.model} datasheet'
 
 
 def _checked_offsets(ids: Sequence[int], table: ControlTable,

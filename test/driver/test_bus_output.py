@@ -258,3 +258,21 @@ def test_feetech_servos_are_not_rebooted_and_the_order_says_why(sim_bus, bus_out
     output, _ = bus_output(sim_bus(Protocol.FEETECH))
     order = output.reboot()
     assert order.rebooted == () and 'factory reset' in order.refusal
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_a_voltage_outside_the_servos_range_is_an_error_naming_the_voltage_and_the_range(
+        sim_bus, bus_output, protocol):
+    board = sim_bus(protocol)
+    output, _ = bus_output(board)
+    output.attach(True)
+    with board.firmware.lock:
+        _servo(board, 3).voltage_v = 15.0
+    assert poll(lambda: output.health()[2].level is HealthLevel.ERROR, 5.0), output.health()[2]
+    source = ('its voltage limit registers' if protocol is Protocol.DYNAMIXEL
+              else 'the STS3215 datasheet')
+    low = 6.0 if protocol is Protocol.DYNAMIXEL else 4.0      # XL430-W250 Min_Voltage_Limit 60
+    assert output.health()[2].message == (f'voltage 15.0 V outside its range {low:g} to 14 V '
+                                          f'({source})')
+    assert output.health()[0].level is HealthLevel.OK, 'the others at 12 V are fine'
