@@ -31,7 +31,11 @@ What it models, and where the numbers come from:
   (``ControlTable.torque_limit``: STS3215 ``Torque_Limit``, Dynamixel X ``Goal_PWM``) as a
   share of its full torque, signed the way it pushes, for as long as its goal lies beyond the
   object. Moving away is free. :meth:`BusServo.remove_object` takes it out of the way.
-- **Readings** the test sets: temperature, voltage, load; **error bits** on demand
+- **Heat** (:mod:`fabrik_ros.boardsim.servo_heat`): the temperature follows the load, a
+  first-order model (pushing on an object at full torque passes 65 °C after about 34 s;
+  unloaded it cools toward 25 °C). A temperature the test sets is where the model goes on
+  from (:attr:`BusServo.temperature_c`); :attr:`BusServo.heat` holds its constants.
+- **Readings** the test sets: voltage, load; **error bits** on demand
   (:attr:`BusServo.error_bits`, reported by the bus in every status and in the hardware error
   register); a servo that goes **silent** (:attr:`BusServo.silent`: it neither hears nor
   answers, as with a broken cable).
@@ -43,6 +47,7 @@ from dataclasses import dataclass
 import math
 from typing import Optional
 
+from fabrik_ros.boardsim.servo_heat import ServoHeat
 from fabrik_ros.servo_io.protocols.control_tables import ControlTable, Register, Storage
 
 # STS3215 no-load speed 45 rpm (0.22 s / 60 deg at 12 V, measured ~46 rpm in TheRobotStudio
@@ -82,6 +87,13 @@ class _Motion:
             return self.target
         return self.start + math.copysign(travelled, distance)
 
+    def arrival_s(self) -> float:
+        """Return when the move reaches its target [s] (inf: standing short of it)."""
+        distance = abs(self.target - self.start)
+        if distance == 0.0:
+            return self.t0_s
+        return self.t0_s + distance / self.rate if self.rate > 0.0 else math.inf
+
 
 class BusServo:
     """One simulated bus servo.
@@ -101,7 +113,7 @@ class BusServo:
         self.max_speed_counts_per_s = max_speed_counts_per_s
         self.silent = False
         self.error_bits = 0
-        self.temperature_c = 25.0
+        self.heat = ServoHeat()
         self.voltage_v = 12.0
         self.load = 0                       # Present_Load while torque is on [register units]
         self.held: Optional[HeldObject] = None
@@ -142,6 +154,21 @@ class BusServo:
         """Return the min and max position limit registers."""
         return self._get(self.table.min_position_limit), self._get(self.table.max_position_limit)
 
+    @property
+    def temperature_c(self) -> float:
+        """Return the temperature as of the latest time the servo saw [°C]."""
+        return self.heat.temperature_c
+
+    @temperature_c.setter
+    def temperature_c(self, value: float) -> None:
+        """Set the temperature; the heat model goes on from it (see :mod:`servo_heat`)."""
+        self.heat.set(value)
+
+    def temperature(self, now_s: float) -> float:
+        """Return the temperature at ``now_s`` as the load heated the servo until then [°C]."""
+        self._heat_to(now_s)
+        return self.heat.temperature_c
+
     def register(self, register: Register) -> int:
         """Return the value a register holds (readings as of the last :meth:`read`)."""
         return self._get(register)
@@ -170,6 +197,7 @@ class BusServo:
 
         A limp servo stays there; one with torque on drives back to its goal.
         """
+        self._heat_to(now_s)
         here = min(max(float(count), 0.0), float(self.table.position_max))
         self._motion = _Motion(here, here, now_s, 0.0)
         if self.torque:
@@ -183,6 +211,7 @@ class BusServo:
 
         :raises ValueError: if the shaft stands at ``count`` (the object has no side then)
         """
+        self._heat_to(now_s)
         here = self.present(now_s)
         if count == here:
             raise ValueError(f'object at {count!r}: the shaft stands there, put it on a side')
@@ -192,6 +221,7 @@ class BusServo:
 
     def remove_object(self, now_s: float) -> None:
         """Take the object out of the way; a servo pushing on it goes on to its goal."""
+        self._heat_to(now_s)
         self.held = None
         self._pushing = False
         if self.torque:
@@ -226,6 +256,7 @@ class BusServo:
 
         Read-only readings are not written; bytes past the end of the memory are dropped.
         """
+        self._heat_to(now_s)
         end = min(address + len(data), len(self._memory))
         if address >= end:
             return
@@ -243,6 +274,7 @@ class BusServo:
 
     def power_cycle(self, now_s: float) -> None:
         """Switch the servo off and on: RAM from power-up, EEPROM as kept, the shaft stays."""
+        self._heat_to(now_s)
         shaft = self.shaft(now_s)
         self._fill_power_up()
         for register in self.table.registers():
@@ -307,7 +339,7 @@ class BusServo:
         self._put_clipped(table.present_speed, speed)
         self._put_clipped(table.present_load, self._load(now_s))
         self._put_clipped(table.present_voltage, round(self.voltage_v / table.voltage_unit_v))
-        self._put_clipped(table.present_temperature, round(self.temperature_c))
+        self._put_clipped(table.present_temperature, round(self.temperature(now_s)))
         if table.moving is not None:
             self._put(table.moving, int(moving))
         if table.hardware_error_status is not None:
@@ -322,6 +354,25 @@ class BusServo:
             return self.load
         percent = 100.0 * self.torque_limit_share()
         return held.side * round(percent / self.table.load_unit_percent)
+
+    def _heat_to(self, now_s: float) -> None:
+        """Run the heat model to ``now_s`` under the load since it last ran.
+
+        Nothing changed the servo since then but the passing time, so the load is the set one
+        until the shaft meets the object it drives to, and the torque limit from then on.
+        """
+        heat = self.heat
+        since = now_s if heat.at_s is None else heat.at_s
+        if not self.torque:
+            heat.advance(now_s, 0.0)
+            return
+        share = abs(self.load) * self.table.load_unit_percent / 100.0
+        held = self.held
+        if held is not None and self._pushing and self._motion.target == held.position:
+            meets = min(max(self._motion.arrival_s(), since), now_s)
+            heat.advance(meets, share)
+            share = self.torque_limit_share()
+        heat.advance(now_s, share)
 
     def _read_only(self, register: Register) -> bool:
         table = self.table

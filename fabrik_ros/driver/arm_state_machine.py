@@ -46,6 +46,7 @@ class LogLevel(enum.Enum):
 
     INFO = 'info'
     WARN = 'warn'
+    ERROR = 'error'     # the driver acted to protect a servo (detached it for overheating)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import replace
 import time
 from typing import Optional, Union
 
+from fabrik_ros.driver.heat_guard import DEFAULT_HEAT_LIMITS, HeatLimits
 from fabrik_ros.driver.link_output import LinkOutput
 from fabrik_ros.driver.servo_output import (
     HealthLevel,
@@ -33,11 +34,8 @@ from fabrik_ros.servo_io.link_options import LinkOptions, LinkState, MOVE_MAX_S
 from fabrik_ros.servo_io.protocols.dialect import Protocol
 from fabrik_ros.servo_io.serial_port import open_serial, SerialFactory
 
-# A servo shuts itself down at its maximum temperature register: 70 °C on the STS3215
-# (Feetech's factory value), 72 °C on the XL430 and 80 °C on the XM430 (e-Manual). Warn with
-# 15 °C to spare, while there is time to rest the arm; error 5 °C before the lowest shutdown.
-TEMPERATURE_WARN_C = 55.0
-TEMPERATURE_ERROR_C = 65.0
+# The temperature limits (TEMPERATURE_WARN_C 55, TEMPERATURE_ERROR_C 65) and why:
+# fabrik_ros.driver.heat_guard, which acts on them.
 # Load in % of the servo's maximum torque. Holding an arm out takes well under half; above 80 %
 # a joint is fighting something (an obstacle, a stuck gripper), at 95 % it is stalled and its
 # overload protection (STS: Protection_Current / overload time; X: Shutdown overload bit)
@@ -46,7 +44,9 @@ LOAD_WARN_PERCENT = 80.0
 LOAD_ERROR_PERCENT = 95.0
 # The supply voltage sagging more than this below the highest the servo reported since start
 # means the supply cannot carry the load (the common fault of an arm on a small adapter); the
-# servo's own input-voltage error bit (outside its limit registers) is the ERROR.
+# servo's own input-voltage error bit is an ERROR, and so is a voltage outside the range the
+# servo takes: its input-voltage limit registers where it has them (Dynamixel X, read at
+# admission), else its datasheet's (STS3215 4 to 14 V).
 VOLTAGE_SAG_WARN = 0.15
 # A report older than this is not current (joint_states then show the command). Not a count
 # of feedback periods (3 at 50 Hz = 60 ms, which a loaded host overran, and joint_states
@@ -81,6 +81,7 @@ class BusOutput(LinkOutput[BusLink]):
     :param options: the link's settings (see :func:`bus_options`)
     :param warn: where warnings go (the node's logger); each is said once
     :param clock: the monotonic clock of the link and of :meth:`report` [s]
+    :param heat: the temperatures judged WARN and ERROR
     :raises ArmConfigError: if the arm's servos are calibrated in pulse widths
     :raises ValueError: on a protocol that is not a bus's
     """
@@ -91,8 +92,10 @@ class BusOutput(LinkOutput[BusLink]):
                  options: LinkOptions = BUS_OPTIONS,
                  warn: Callable[[str], object] = lambda message: None,
                  clock: Callable[[], float] = time.monotonic,
-                 serial_factory: SerialFactory = open_serial) -> None:
+                 serial_factory: SerialFactory = open_serial,
+                 heat: HeatLimits = DEFAULT_HEAT_LIMITS) -> None:
         super().__init__(clock)
+        self._heat = heat
         joints, aux = arm.servo_map.count_servos()
         servos: tuple[Union[CountCalibration, CountAuxServo], ...] = (*joints, *aux)
         self._names = servo_names(arm.servo_map)
@@ -172,6 +175,26 @@ class BusOutput(LinkOutput[BusLink]):
     def attach(self, on: bool) -> None:
         """Turn every servo's torque on, holding where it stands, or off (limp)."""
         self.link.torque(on)
+
+    def limp(self, servo: int, limp: bool) -> bool:
+        """Keep servo ``servo`` (servo order) limp whatever :meth:`attach` says, or stop.
+
+        See :meth:`BusLink.limp`: its torque goes off, at every re-admission too, and no goal
+        reaches it; its position is still reported.
+        """
+        self.link.limp(self._ids[servo], limp)
+        return True
+
+    def temperatures(self) -> tuple[Optional[float], ...]:
+        """Return each servo's latest reported temperature [°C, servo order]; None: unknown.
+
+        Unknown: not reported since the connect, or the servo is silent now.
+        """
+        conditions = self.link.health()
+        return tuple(
+            None if (c := conditions.get(i)) is None or c.silent_since_s is not None
+            or c.stamp_s is None or c.stamp_s < self._connected_at else c.temperature_c
+            for i in self._ids)
 
     def torque_limit(self, servo: int, fraction: Optional[float]) -> bool:
         """Cap servo ``servo`` (servo order) at ``fraction`` of its full torque (None: full).
@@ -285,7 +308,7 @@ class BusOutput(LinkOutput[BusLink]):
         temperature = condition.temperature_c
         if temperature is not None:
             values['temperature [C]'] = temperature
-            problems.append(_against(temperature, TEMPERATURE_WARN_C, TEMPERATURE_ERROR_C,
+            problems.append(_against(temperature, self._heat.warn_c, self._heat.error_c,
                                      f'temperature {temperature:.0f} C', 'C'))
         load = condition.load_percent
         if load is not None:
@@ -297,6 +320,7 @@ class BusOutput(LinkOutput[BusLink]):
             values['voltage [V]'] = round(voltage, 2)
             peak = max(self._peak_voltage.get(servo_id, voltage), voltage)
             self._peak_voltage[servo_id] = peak
+            problems.extend(_outside_range(voltage, condition))
             if voltage < peak * (1.0 - VOLTAGE_SAG_WARN):
                 problems.append((HealthLevel.WARN, f'voltage {voltage:.1f} V sags more than '
                                  f'{VOLTAGE_SAG_WARN:.0%} below its {peak:.1f} V (supply too '
@@ -314,6 +338,16 @@ class BusOutput(LinkOutput[BusLink]):
     def _say_notices(self) -> None:
         for notice in self.link.take_notices():
             self._warn(f'{self.servo_name(notice.servo_id)}: {notice.text}')
+
+
+def _outside_range(voltage: float, condition: ServoCondition) -> list[tuple[HealthLevel, str]]:
+    """Return an ERROR if the supply ``voltage`` [V] is outside the range the servo takes."""
+    voltages = condition.voltage_range_v
+    if voltages is None or voltages[0] <= voltage <= voltages[1]:
+        return []
+    low, high = voltages
+    return [(HealthLevel.ERROR, f'voltage {voltage:.1f} V outside its range {low:g} to '
+             f'{high:g} V ({condition.voltage_range_source})')]
 
 
 def _against(value: float, warn: float, error: float, what: str,

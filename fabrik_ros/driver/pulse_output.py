@@ -80,6 +80,14 @@ class PulseOutput(LinkOutput[ServoLink]):
         """Return False: a PWM servo has no torque limit to set."""
         return False
 
+    def limp(self, servo: int, limp: bool) -> bool:
+        """Return False: a PWM board detaches every channel at once or none."""
+        return False
+
+    def temperatures(self) -> tuple[Optional[float], ...]:
+        """Return (): a PWM servo reports no temperature."""
+        return ()
+
     def effort(self, servo: int, now_s: float) -> Optional[float]:
         """Return None: a PWM servo reports no load."""
         return None

@@ -12,6 +12,10 @@ The motion covers every servo, the auxiliary ones too: its positions are the joi
 [rad] in joint order, then each auxiliary servo's position in its own unit (PWM: the fraction
 of its pulse range; bus: rad), each with its own speed limit. So a gripper starts where it
 stands, and moves at its speed limit on start, re-attach, home and command alike.
+
+Bus servos report their temperature: the :class:`~fabrik_ros.driver.heat_guard.HeatGuard`
+warns of a hot one and detaches one too hot, alone (the others keep their torque and goals);
+``~/enable`` false, then true, re-attaches it once it cooled.
 """
 
 from collections import deque
@@ -32,9 +36,11 @@ from fabrik_ros.driver.arm_state_machine import (
 from fabrik_ros.driver.aux_axis import aux_axes
 from fabrik_ros.driver.command_intake import CommandIntake, WARN_EVERY_S
 from fabrik_ros.driver.feedback import report_confirms
+from fabrik_ros.driver.heat_guard import DEFAULT_HEAT_LIMITS, HeatGuard, HeatLimits
 from fabrik_ros.driver.motion import Angles, MotionPlanner, Send
 from fabrik_ros.driver.servo_output import (
     HealthLevel,
+    servo_addresses,
     servo_names,
     ServoHealth,
     ServoOutput,
@@ -68,6 +74,9 @@ _UNIT_WORDS = {'us': 'pulses', 'count': 'counts'}
 # unplugged, unpowered) aborts the trajectory: one missed read of a bus is no reason, nor a
 # report late on a loaded host while the link says the servo answers (named_silent False).
 SILENT_SERVO_ABORT_S = 0.5
+# How often the servos' temperatures are looked at: they are read with the telemetry, one
+# servo at a time (a servo's reading is a second or two old), and heat takes tens of seconds.
+HEAT_CHECK_S = 0.25
 
 
 class FinalState(enum.Enum):
@@ -113,13 +122,15 @@ class ServoDriver:
         before the safe start moves home slowly from an unknown pose
     :param trajectory_settings: the trajectory goals' default tolerances (default:
         :class:`~fabrik_ros.driver.trajectory.TrajectorySettings`'s)
+    :param heat: the temperatures at which a servo is warned of and detached
     """
 
     def __init__(self, arm: Arm, output: ServoOutput, *, speeds_rad_s: Sequence[float],
                  home_move_s: float, step_s: float, clock: Callable[[], float],
                  log: Callable[[LogLine], None], busy: Callable[[], str] = lambda: '',
                  start_wait_s: float = START_WAIT_S, aux_speed: float = 0.0,
-                 trajectory_settings: Optional[TrajectorySettings] = None) -> None:
+                 trajectory_settings: Optional[TrajectorySettings] = None,
+                 heat: HeatLimits = DEFAULT_HEAT_LIMITS) -> None:
         self._arm, self._output = arm, output
         self._clock, self._log, self._busy = clock, log, busy
         self._step_s = step_s
@@ -135,6 +146,11 @@ class ServoDriver:
                                         warn_every_s=LINK_WARN_EVERY_S)
         self._intake = CommandIntake(arm.joints, self._axes, clock=clock)
         self._names = servo_names(arm.servo_map)
+        self._heat = HeatGuard(tuple(
+            f'servo {name} (id {address})'
+            for name, address in zip(self._names, servo_addresses(arm.servo_map), strict=True)),
+            heat)
+        self._heat_due_s = -math.inf
         self._throttle = CauseThrottle(WARN_EVERY_S, clock=clock)
         self._handed_over: deque[Angles] = deque(maxlen=_HANDED_OVER_KEPT)
         # The units of the angles last sent, for joint_states to compare reports with.
@@ -265,6 +281,7 @@ class ServoDriver:
         now = self._clock()
         self._take_link_events(now)
         self._take_admitted()
+        self._check_heat(now)
         if self._trajectory.active_goal is not None:
             self._follow_trajectory(now)
         phase = self._machine.phase
@@ -298,6 +315,24 @@ class ServoDriver:
         positions = self._unit_positions()
         self.planner.resume_servos({index: float(positions[index](units))
                                     for index, units in held.items()})
+
+    def _check_heat(self, now: float) -> None:
+        """Warn of a servo getting hot; detach one too hot, alone (see :mod:`heat_guard`)."""
+        if now < self._heat_due_s:
+            return
+        self._heat_due_s = now + HEAT_CHECK_S
+        temperatures = self._output.temperatures()
+        if not temperatures:
+            return
+        actions = self._heat.check(temperatures)
+        for servo in actions.detach:
+            self._output.limp(servo, True)
+        self._say(actions.logs)
+
+    @property
+    def detached_for_heat(self) -> frozenset[int]:
+        """Return the servos (servo order) detached for overheating, not yet re-attached."""
+        return self._heat.detached
 
     def _apply(self, actions: Actions) -> Actions:
         """Do what the state machine decided: send, attach or detach, log."""
@@ -349,11 +384,30 @@ class ServoDriver:
         """Attach (``on``) or detach the servos (``~/enable``); the reply says what happens."""
         now = self._clock()
         self._take_link_events(now)
+        heat_note = self._release_cooled() if on else ''
         reply = reply_of(self._apply(self._machine.enable(now, on)))
+        if heat_note:
+            reply = Reply(reply.success, f'{reply.message}; {heat_note}')
         if not on:
             self._abort_trajectory('servos detached (~/enable false): call ~/enable with true, '
                                    'then send the trajectory again')
         return reply
+
+    def _release_cooled(self) -> str:
+        """Re-attach the servos detached for heat that cooled, if the arm was detached.
+
+        :returns: what the reply says of those that stay detached ('' if none)
+        """
+        if not self._heat.detached:
+            return ''
+        if self._machine.enabled:
+            names = ', '.join(self._heat.names[s] for s in sorted(self._heat.detached))
+            return (f'{names} detached for overheating: call ~/enable false, then true, to '
+                    're-attach it once it cooled')
+        released, kept = self._heat.release(self._output.temperatures())
+        for servo in released:
+            self._output.limp(servo, False)
+        return kept
 
     def reboot(self) -> Reply:
         """Reboot the servos in a hardware error, else every one (``~/reboot``); say which.
@@ -595,6 +649,11 @@ class ServoDriver:
             return (), ()
         pairs = [(n, u) for n, u in zip(self._names, report.units, strict=True) if u is not None]
         return tuple(n for n, _ in pairs), tuple(u for _, u in pairs)
+
+    def servo_health(self) -> tuple[ServoHealth, ...]:
+        """Return each servo's condition for /diagnostics; one detached for heat is ERROR."""
+        return tuple(self._heat.health(servo, health)
+                     for servo, health in enumerate(self._output.health()))
 
     def status(self) -> ServoHealth:
         """Return the condition of the link and the arm for the board's diagnostic status."""

@@ -193,6 +193,22 @@ class ServoOutput(TypingProtocol):
         :returns: False if the servo has no torque limit (a PWM servo): nothing is sent
         """
 
+    def limp(self, servo: int, limp: bool) -> bool:
+        """Keep one servo limp whatever :meth:`attach` says (``limp``), or stop doing so.
+
+        For a servo detached for overheating while the others hold. Never blocks; its
+        position is still reported; released, it takes the torque :meth:`attach` last set.
+
+        :param servo: the servo's index in servo order
+        :returns: False if the servos cannot be detached one by one (PWM): nothing is sent
+        """
+
+    def temperatures(self) -> tuple[Optional[float], ...]:
+        """Return each servo's latest reported temperature [°C, servo order], None: unknown.
+
+        () where no servo reports one (PWM).
+        """
+
     def effort(self, servo: int, now_s: float) -> Optional[float]:
         """Return the servo's load as a signed fraction of its full torque, if it reports one.
 

@@ -13,6 +13,7 @@ from fabrik_ros.driver.arm_state_machine import Actions, LogLine, Phase
 from fabrik_ros.driver.aux_axis import COUNT_AUX_SPEED_RAD_S, PULSE_AUX_SPEED_PER_S
 from fabrik_ros.driver.board_layout import check_board_channels
 from fabrik_ros.driver.bus_output import bus_options, BusOutput
+from fabrik_ros.driver.heat_guard import HeatLimits, TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
 from fabrik_ros.driver.pulse_output import PulseOutput
 from fabrik_ros.driver.servo_driver import (
     BUS_START_WAIT_S,
@@ -130,7 +131,7 @@ class ServoDriverNode(ConfiguredNode):
             step_s=1.0 / self._parameter('control_rate_hz'), clock=time.monotonic,
             log=self._log, busy=lambda: _JOG_HOLDS if self._jog and self._jog.active else '',
             start_wait_s=BUS_START_WAIT_S if self._output.protocol.is_bus else START_WAIT_S,
-            aux_speed=self._parameter('aux_max_speed'))
+            aux_speed=self._parameter('aux_max_speed'), heat=self._heat_limits())
         self._gripper = driver_gripper_actions(self, self._driver, self._output, self._arm,
                                                self._gripper_parameters, log=self._log,
                                                after_command=self._pace_ticks)
@@ -199,6 +200,12 @@ class ServoDriverNode(ConfiguredNode):
                 choices=_CHOICES['on_shutdown'])
         declare(self, 'diagnostics_period_s', 1.0, 'Period of /diagnostics [s]',
                 floats=(0.1, 60.0))
+        declare(self, 'temperature_warn_c', TEMPERATURE_WARN_C, 'Bus servos: at or above this '
+                'temperature [C] a servo is WARN in /diagnostics and logged once; it re-attaches '
+                'only below it', floats=(0.0, 150.0))
+        declare(self, 'temperature_error_c', TEMPERATURE_ERROR_C, 'Bus servos: at or above '
+                'this temperature [C] the driver detaches that servo alone (ERROR); ~/enable '
+                'false then true re-attaches it once cooled', floats=(0.0, 150.0))
         self._gripper_parameters = declare_driver_gripper_parameters(self)
         declare_jog_parameters(self)
         self._trajectory_parameters = declare_trajectory_parameters(self)
@@ -229,6 +236,18 @@ class ServoDriverNode(ConfiguredNode):
             return f"baud = {value}, must be 0 (the protocol's default) or 300 .. 4000000"
         return ''
 
+    def _heat_limits(self) -> HeatLimits:
+        """Return the temperature limits the parameters give.
+
+        :raises ParameterConfigError: unless ``temperature_warn_c`` < ``temperature_error_c``
+        """
+        warn_c = self._parameter('temperature_warn_c')
+        error_c = self._parameter('temperature_error_c')
+        if not warn_c < error_c:
+            raise ParameterConfigError('temperature_warn_c', warn_c, 'must be below '
+                                       f'temperature_error_c = {error_c!r}')
+        return HeatLimits(warn_c, error_c)
+
     def _open_output(self) -> ServoOutput:
         """Return the servos' output for ``protocol``, set up as the parameters say."""
         protocol = Protocol(self._parameter('protocol'))
@@ -238,7 +257,7 @@ class ServoDriverNode(ConfiguredNode):
             self._refuse_a_fast_frame(protocol, 'bus servos')
             self._say_no_watchdog(protocol)
             bus = BusOutput(port, self._arm, protocol=protocol, options=bus_options(baud),
-                            warn=self.get_logger().warning)
+                            warn=self.get_logger().warning, heat=self._heat_limits())
             ids = ', '.join(str(i) for i in servo_addresses(self._arm.servo_map))
             self.get_logger().info(f'{protocol.value} bus on {bus.path} at {baud} bit/s, servo '
                                    f'ids {ids}')
@@ -388,7 +407,8 @@ class ServoDriverNode(ConfiguredNode):
     def _publish_diagnostics(self) -> None:
         board = self._core.status()
         statuses = [self._status(board, self._output.path),
-                    *(self._status(servo, self._output.path) for servo in self._output.health())]
+                    *(self._status(servo, self._output.path)
+                      for servo in self._core.servo_health())]
         self._diagnostics.publish(diagnostic_array(self.get_clock().now().to_msg(), *statuses))
 
     def _status(self, health: ServoHealth, hardware_id: str) -> DiagnosticStatus:

@@ -10,5 +10,7 @@ def log_line(logger: RcutilsLogger, line: LogLine) -> None:
     # rclpy ties a severity to each call site: one call per level.
     if line.level is LogLevel.WARN:
         logger.warning(line.text)
+    elif line.level is LogLevel.ERROR:
+        logger.error(line.text)
     else:
         logger.info(line.text)

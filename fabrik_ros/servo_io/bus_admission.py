@@ -137,6 +137,8 @@ class ServoSteps:
             return None
         servo.limits = (limits[table.min_position_limit.name],
                         limits[table.max_position_limit.name])
+        if not (yield from self._voltage_limits(servo)):
+            return None
         torque = yield from self.read(servo, 'torque', [table.torque_enable])
         if torque is None:
             return None
@@ -151,6 +153,26 @@ class ServoSteps:
         servo.present = servo.goal = present[table.present_position.name]
         servo.speed = 0
         return held
+
+    def _voltage_limits(self, servo: ServoRecord) -> Step:
+        """Read the input-voltage limit registers, where the model has them.
+
+        A range that is empty (min not below max) is none: the datasheet's applies then.
+
+        :returns: False if the servo fell silent
+        """
+        table = servo.table
+        low, high = table.min_voltage_limit, table.max_voltage_limit
+        servo.voltage_limits_v = None
+        if low is None or high is None:
+            return True
+        read = yield from self.read(servo, 'voltage limits', [low, high])
+        if read is None:
+            return False
+        volts = (read[low.name] * table.voltage_unit_v, read[high.name] * table.voltage_unit_v)
+        if volts[0] < volts[1]:
+            servo.voltage_limits_v = volts
+        return True
 
     def _homing_offset(self, servo: ServoRecord, register: Register) -> Step:
         """Read the homing offset; write the arm file's where the servo holds another.

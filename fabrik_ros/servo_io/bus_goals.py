@@ -6,7 +6,9 @@ not written yet (latest wins): a producer faster than the line never builds a qu
 servos go where the latest command says. Nothing answers a sync write, so a packet lost on the
 wire would go unnoticed: while torque is on the latest goals are written again every
 ``GOAL_REFRESH_S``. A servo gets goals only once admitted (its present position read on this
-connection), and none while the caller wants torque off. A servo admitted later than the
+connection), and none while the caller wants torque off, nor to a servo the caller wants
+limp on its own (:attr:`GoalWrites.limp_ids`: one detached for overheating), whose goals are
+not even kept: released, it holds where it stands until the next. A servo admitted later than the
 connect's handshake (anew after it stopped answering, or late) holds where it stands, its
 earlier goal dropped, and takes no goal until the caller has taken its admission
 (:meth:`GoalWrites.take_admitted`): a goal planned before the caller knew would start from
@@ -41,6 +43,7 @@ class GoalWrites:
         self.table = table
         self.count = counters
         self.limp = False               # the caller wants torque off: no goals are written
+        self.limp_ids: set[int] = set()     # servos wanted limp on their own: no goals
         self.version = 0                # commands taken so far
         self.refresh_s = math.inf       # when the goals are written again
         self._servos = servos
@@ -72,7 +75,7 @@ class GoalWrites:
         replaced = self.waiting()
         self.version += 1
         taken = {servo_id: int(count) for servo_id, count in goals.items()
-                 if servo_id not in self._admitted}
+                 if servo_id not in self._admitted and servo_id not in self.limp_ids}
         self._goals.update(taken)
         self._set_by.update({servo_id: self.version for servo_id in taken})
         self._move_s = move_s
@@ -85,6 +88,10 @@ class GoalWrites:
         """Forget the goals set so far: the servos hold where they stand until the next."""
         self._goals.clear()
         self._written = self.version
+
+    def pop(self, servo_id: int) -> None:
+        """Forget ``servo_id``'s goal: it holds where it stands until the next."""
+        self._goals.pop(servo_id, None)
 
     def forget_admissions(self) -> None:
         """Forget the admissions not yet taken (a new connection admits every servo anew)."""
@@ -125,6 +132,7 @@ class GoalWrites:
             return []
         return [s for s in self._servos.values()
                 if s.admitted and s.lost_since is None and not s.busy
+                and s.id not in self.limp_ids
                 and (s.id in self._goals or s.goal is not None)]
 
     def due(self, now_s: float) -> bool:

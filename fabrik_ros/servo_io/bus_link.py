@@ -139,6 +139,20 @@ class BusLink(ConnectedLink):
             self._scheduler.set_torque(on)
         self._connection.wake()
 
+    def limp(self, servo_id: int, limp: bool) -> None:
+        """Keep one servo limp whatever :meth:`torque` says (``limp``), or stop doing so.
+
+        For a servo that must rest (overheating) while the others hold: its torque goes off,
+        answered, and stays off at every re-admission; goals for it are neither written nor
+        kept; its position is still reported. Released, it gets the torque :meth:`torque`
+        last asked for (on: holding where it stands).
+
+        :raises ValueError: on an unknown id; nothing changes then
+        """
+        with self._cv:
+            self._scheduler.set_limp(servo_id, limp)
+        self._connection.wake()
+
     def torque_limit(self, servo_id: int, fraction: Optional[float]) -> None:
         """Cap one servo's output at ``fraction`` of its full torque (None: full); latest wins.
 

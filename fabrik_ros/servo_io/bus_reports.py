@@ -25,6 +25,9 @@ class ServoCondition:
     :param silent_since_s: when it stopped answering (or the connect it missed), else None
     :param model: the model its model number names ('' before it was read)
     :param stamp_s: when the readings were taken [s]
+    :param voltage_range_v: the supply voltages it takes [V]: its input-voltage limit
+        registers as read at admission, else its model's datasheet range; None: unknown
+    :param voltage_range_source: where that range comes from, for a person
     :param hardware_errors: the hardware error it reports, in words (Dynamixel: its
         Hardware Error Status, or the alert bit before that register was read); () when
         none. One its Shutdown register names keeps it limp until a reboot.
@@ -38,6 +41,8 @@ class ServoCondition:
     model: str
     stamp_s: Optional[float]
     hardware_errors: tuple[str, ...] = ()
+    voltage_range_v: Optional[tuple[float, float]] = None
+    voltage_range_source: str = ''
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ class ServoRecord:
     next_ping_s: float = 0.0
     back_by_s: float = -math.inf    # rebooted: its misses count from then (it restarts)
     limits: Optional[tuple[int, int]] = None
+    voltage_limits_v: Optional[tuple[float, float]] = None    # its limit registers, as read
     homing_offset: Optional[int] = None
     torque: Optional[bool] = None   # as last read or written (acknowledged)
     torque_limit: Optional[int] = None     # torque-limit register as last written (acknowledged)

@@ -136,6 +136,28 @@ class BusScheduler:
         self._goals.limp = not on
         self._tasks.want_torque(bool(on))
 
+    def set_limp(self, servo_id: int, limp: bool) -> None:
+        """Keep one servo limp whatever :meth:`set_torque` says (``limp``), or stop doing so.
+
+        Honoured at once and at every (re)admission; no goal is written to it, nor kept for it
+        (released, it holds where it stands until the next). Its position is still read.
+
+        :raises ValueError: on an unknown id
+        """
+        if servo_id not in self._servos:
+            raise ValueError(f'limp wish for servo id {servo_id!r}, not one of the ids '
+                             f'{list(self._servos)}')
+        if limp:
+            self._goals.limp_ids.add(servo_id)
+            self._goals.pop(servo_id)
+        else:
+            self._goals.limp_ids.discard(servo_id)
+        self._tasks.want_limp(servo_id, limp)
+
+    def limp_ids(self) -> tuple[int, ...]:
+        """Return the servos kept limp on their own (:meth:`set_limp`)."""
+        return tuple(sorted(self._goals.limp_ids))
+
     def set_torque_limit(self, servo_id: int, fraction: Optional[float]) -> None:
         """Cap ``servo_id``'s output at ``fraction`` of its full torque (None: full); latest wins.
 
@@ -227,7 +249,8 @@ class BusScheduler:
         """Return what each servo last reported of itself."""
         return {s.id: ServoCondition(s.temperature_c, s.voltage_v, s.load_percent,
                                      _error_words(self.codec, s), s.silent_since, s.model,
-                                     s.readings_s, _hardware_errors(self.codec, s))
+                                     s.readings_s, _hardware_errors(self.codec, s),
+                                     *_voltage_range(s))
                 for s in self._servos.values()}
 
     def take_admitted(self) -> dict[int, int]:
@@ -302,6 +325,16 @@ class BusScheduler:
         if admitted and now_s >= self._telemetry.due_s():
             return self._telemetry.request(now_s, admitted)
         return None
+
+
+def _voltage_range(servo: ServoRecord) -> tuple[Optional[tuple[float, float]], str]:
+    """Return the voltages ``servo`` takes [V] and where that comes from (see ServoCondition)."""
+    if servo.voltage_limits_v is not None:
+        return servo.voltage_limits_v, 'its voltage limit registers'
+    low, high = servo.table.voltage_range_v
+    if not servo.model or (low <= 0.0 and high == math.inf):
+        return None, ''
+    return (low, high), f'the {servo.model} datasheet'
 
 
 def _checked_offsets(ids: Sequence[int], table: ControlTable,

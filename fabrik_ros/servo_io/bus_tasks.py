@@ -14,6 +14,11 @@ A torque change goes to every admitted servo by unicast writes, each answered. T
 wins: a servo whose own task is under way gets it when that task ends, if the task left the
 servo otherwise.
 
+A servo may also be wished limp on its own (:meth:`ServoTasks.want_limp`: the driver detaches
+one that overheats, the others keep their torque). The limp wish overrides the torque wish for
+that servo, at once and at every (re)admission, until the caller takes it back; then the servo
+gets the torque wish again (on: holding where it stands).
+
 A torque limit (a gripper's grip) is a wish per servo, kept as a fraction of its full torque
 and written, answered, to the servo's torque-limit register (the model's
 ``ControlTable.torque_limit``); latest wins, as with the torque. A servo (re)admitted gets the
@@ -53,6 +58,7 @@ class ServoTasks:
                  goals: GoalWrites) -> None:
         self.torque_want: Optional[bool] = None     # None: the caller has not said
         self.limit_want: dict[int, float] = {}      # torque limit by id, fraction of full
+        self.limp_want: set[int] = set()            # wanted limp whatever the torque wish
         self._steps = steps
         self._servos = servos
         self._goals = goals
@@ -88,6 +94,23 @@ class ServoTasks:
                     servo.rewish = True
                 else:
                     self._start(servo, self._hold_torque(servo))
+
+    def want_limp(self, servo_id: int, limp: bool) -> None:
+        """Keep ``servo_id`` limp (``limp``) whatever the torque wish, or give it that wish."""
+        if limp:
+            self.limp_want.add(servo_id)
+        else:
+            self.limp_want.discard(servo_id)
+        servo = self._servos[servo_id]
+        if servo.admitted and servo.lost_since is None:
+            if servo.busy:
+                servo.rewish = True
+            else:
+                self._start(servo, self._hold_torque(servo))
+
+    def wanted_torque(self, servo: ServoRecord) -> Optional[bool]:
+        """Return the torque the caller wants of ``servo`` (None: not said)."""
+        return False if servo.id in self.limp_want else self.torque_want
 
     def want_torque_limit(self, servo_id: int, fraction: float) -> None:
         """Bring ``servo_id``'s torque limit to ``fraction`` of its full torque (latest wins)."""
@@ -147,8 +170,9 @@ class ServoTasks:
             self._next = None
             if servo.rewish:
                 servo.rewish = False
+                want = self.wanted_torque(servo)
                 if (servo.admitted and servo.lost_since is None
-                        and self.torque_want is not None and servo.torque is not self.torque_want):
+                        and want is not None and servo.torque is not want):
                     self._start(servo, self._hold_torque(servo))
             if not servo.busy and servo.admitted and servo.lost_since is None:
                 self._limit_if_due(servo)
@@ -198,5 +222,6 @@ class ServoTasks:
 
         :param held: the torque to restore where the caller has not said (None: leave it)
         """
-        want = self.torque_want if self.torque_want is not None else held
+        wanted = self.wanted_torque(servo)
+        want = wanted if wanted is not None else held
         yield from self._steps.hold_torque(servo, want)

@@ -12,9 +12,8 @@ from fabrik_ros.driver.bus_output import (
     BusOutput,
     LOAD_WARN_PERCENT,
     REPORT_STALE_S,
-    TEMPERATURE_ERROR_C,
-    TEMPERATURE_WARN_C,
 )
+from fabrik_ros.driver.heat_guard import TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
 from fabrik_ros.driver.servo_output import HealthLevel, RebootOrder
 from fabrik_ros.kinematics import ArmConfigError, load_arm
 from fabrik_ros.servo_io import BusPositions, Protocol
@@ -149,8 +148,9 @@ def test_health_judges_temperature_load_and_error_bits_against_the_limits(
     output.attach(True)
     table = _servo(board, 1).table
     with board.firmware.lock:
-        _servo(board, 1).temperature_c = TEMPERATURE_WARN_C + 1
-        _servo(board, 2).temperature_c = TEMPERATURE_ERROR_C + 1
+        for index, hot_c in ((1, TEMPERATURE_WARN_C + 1), (2, TEMPERATURE_ERROR_C + 1)):
+            hot = _servo(board, index)                   # steady there: a hot enclosure
+            hot.heat.ambient_c = hot.temperature_c = hot_c
         _servo(board, 4).load = round((LOAD_WARN_PERCENT + 2) / table.load_unit_percent)
         _servo(board, 6).error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
 
@@ -258,3 +258,21 @@ def test_feetech_servos_are_not_rebooted_and_the_order_says_why(sim_bus, bus_out
     output, _ = bus_output(sim_bus(Protocol.FEETECH))
     order = output.reboot()
     assert order.rebooted == () and 'factory reset' in order.refusal
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_a_voltage_outside_the_servos_range_is_an_error_naming_the_voltage_and_the_range(
+        sim_bus, bus_output, protocol):
+    board = sim_bus(protocol)
+    output, _ = bus_output(board)
+    output.attach(True)
+    with board.firmware.lock:
+        _servo(board, 3).voltage_v = 15.0
+    assert poll(lambda: output.health()[2].level is HealthLevel.ERROR, 5.0), output.health()[2]
+    source = ('its voltage limit registers' if protocol is Protocol.DYNAMIXEL
+              else 'the STS3215 datasheet')
+    low = 6.0 if protocol is Protocol.DYNAMIXEL else 4.0      # XL430-W250 Min_Voltage_Limit 60
+    assert output.health()[2].message == (f'voltage 15.0 V outside its range {low:g} to 14 V '
+                                          f'({source})')
+    assert output.health()[0].level is HealthLevel.OK, 'the others at 12 V are fine'

@@ -9,6 +9,7 @@ import pytest
 
 from fabrik_ros.driver.arm_state_machine import LogLevel, Phase
 from fabrik_ros.driver.aux_axis import PULSE_AUX_SPEED_PER_S
+from fabrik_ros.driver.heat_guard import TEMPERATURE_ERROR_C, TEMPERATURE_WARN_C
 from fabrik_ros.driver.servo_driver import (
     BUS_START_WAIT_S,
     FinalState,
@@ -16,7 +17,13 @@ from fabrik_ros.driver.servo_driver import (
     SHUTDOWN_SYNC_S,
     START_WAIT_S,
 )
-from fabrik_ros.driver.servo_output import HealthLevel, LinkEvent, RebootOrder, ServoReport
+from fabrik_ros.driver.servo_output import (
+    HealthLevel,
+    LinkEvent,
+    RebootOrder,
+    ServoHealth,
+    ServoReport,
+)
 from fabrik_ros.driver.trajectory import (
     Ending,
     Outcome,
@@ -62,6 +69,8 @@ class FakeOutput:
     reboot_refusal: str = ''
     rebooted: list = field(default_factory=list)       # each reboot(servos) asked
     reboot_order: RebootOrder = RebootOrder(('servo elbow (id 3): overload',))
+    temps: tuple = ()                                  # temperatures() [servo order, C]
+    limped: list = field(default_factory=list)         # each limp(servo, on) asked
 
     def start(self):
         pass
@@ -115,6 +124,13 @@ class FakeOutput:
 
     def health(self):
         return ()
+
+    def temperatures(self):
+        return self.temps
+
+    def limp(self, servo, on):
+        self.limped.append((servo, on))
+        return True
 
 
 class Rig:
@@ -704,3 +720,82 @@ def test_servos_without_a_reboot_say_so_before_saying_they_are_detached():
     rig.driver.enable(False)
     reply = rig.driver.reboot()
     assert not reply.success and reply.message == rig.output.reboot_refusal
+
+
+def _hot(rig, servo, temperature_c):
+    """Let servo ``servo`` (servo order) report ``temperature_c``, the others 40 C."""
+    rig.output.temps = tuple(temperature_c if i == servo else 40.0 for i in range(6))
+
+
+def test_an_overheating_servo_is_detached_once_alone_and_the_others_are_still_commanded():
+    rig = Rig()
+    rig.start_at(HOME)
+    _hot(rig, 2, TEMPERATURE_WARN_C + 1.0)
+    rig.advance(0.5)
+    warnings = [line for line in rig.logs if 'temperature' in line.text]
+    assert [line.level for line in warnings] == [LogLevel.WARN], 'one line at the warning limit'
+    assert rig.output.limped == []
+    _hot(rig, 2, TEMPERATURE_ERROR_C + 1.0)
+    rig.advance(0.5)
+    assert rig.output.limped == [(2, True)]
+    errors = [line for line in rig.logs if line.level is LogLevel.ERROR]
+    assert len(errors) == 1
+    assert errors[0].text.startswith('servo elbow (id 2): temperature 66 C at or above the error '
+                                     'limit 65 C: detached (torque off)')
+    assert '~/enable false, then true' in errors[0].text
+    assert rig.driver.detached_for_heat == {2}
+    assert rig.driver.enabled and rig.output.attached == [True], 'the others keep their torque'
+    rig.advance(2.0)
+    assert rig.output.limped == [(2, True)], 'detached once'
+    assert [line.level for line in rig.logs if 'temperature' in line.text] == [
+        LogLevel.WARN, LogLevel.ERROR], 'each said once'
+    before = len(rig.output.sent)
+    rig.driver.take_commands(['base_yaw'], [HOME[0] + 0.2])
+    rig.advance(0.5)
+    assert len(rig.output.sent) > before, 'the others are still commanded'
+    assert rig.output.sent[-1][1][0] == pytest.approx(_units((HOME[0] + 0.2, *HOME[1:]))[0])
+
+
+def test_re_enabling_re_attaches_a_cooled_servo_and_keeps_a_hot_one_detached():
+    rig = Rig()
+    rig.start_at(HOME)
+    _hot(rig, 2, TEMPERATURE_ERROR_C + 1.0)
+    rig.advance(0.5)
+    reply = rig.driver.enable(True)
+    assert 'servo elbow (id 2) detached for overheating: call ~/enable false, then true' \
+        in reply.message
+    rig.driver.enable(False)
+    _hot(rig, 2, TEMPERATURE_WARN_C + 2.0)
+    reply = rig.driver.enable(True)
+    assert reply.success
+    assert 'servo elbow (id 2) stays detached for overheating (57 C, not yet below 55 C)' \
+        in reply.message
+    assert rig.output.limped == [(2, True)] and rig.driver.detached_for_heat == {2}
+    rig.driver.enable(False)
+    _hot(rig, 2, TEMPERATURE_WARN_C - 5.0)
+    reply = rig.driver.enable(True)
+    assert 'overheating' not in reply.message
+    assert rig.output.limped == [(2, True), (2, False)]
+    assert rig.driver.detached_for_heat == frozenset()
+    assert rig.output.attached[-1] is False, 'released before the attach that holds all'
+
+
+def test_a_servo_detached_for_heat_is_an_error_in_its_diagnostic_status():
+    rig = Rig()
+    rig.start_at(HOME)
+    health = tuple(ServoHealth(f'servo {n}', HealthLevel.OK, 'ok', {}) for n in 'abcdef')
+    rig.output.health = lambda: health
+    _hot(rig, 5, TEMPERATURE_ERROR_C + 3.0)
+    rig.advance(0.5)
+    statuses = rig.driver.servo_health()
+    assert [s.level for s in statuses] == [HealthLevel.OK] * 5 + [HealthLevel.ERROR]
+    assert statuses[5].message.startswith('detached for overheating (68 C, error limit 65 C)')
+    assert 'call ~/enable false, then true' in statuses[5].message
+    assert statuses[5].values['detached'] == 'overheating'
+
+
+def test_pwm_servos_report_no_temperature_and_nothing_is_detached():
+    rig = Rig()
+    rig.start_at(HOME)
+    rig.advance(1.0)
+    assert rig.output.limped == [] and rig.driver.detached_for_heat == frozenset()

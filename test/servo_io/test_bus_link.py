@@ -131,7 +131,7 @@ def test_error_bits_and_readings_reach_the_health(sim_board, bus_link, protocol)
     with board.firmware.lock:
         servo = board.firmware.servo(4)
         servo.error_bits = 0x20 if protocol is Protocol.FEETECH else 0x24
-        servo.temperature_c = 58.0
+        servo.heat.ambient_c = servo.temperature_c = 58.0     # steady: a hot enclosure
     assert poll(lambda: 'overload' in link.health()[4].error_words
                 and link.health()[4].temperature_c == 58.0)
     assert link.health()[2].error_words == ()
@@ -333,3 +333,25 @@ def test_feetech_servos_cannot_be_rebooted_and_say_why(sim_board, bus_link):
     with pytest.raises(ValueError) as refused:
         link.reboot([3])
     assert str(refused.value) == link.reboot_refusal
+
+
+@pytest.mark.timeout(20)
+@BUSES
+def test_one_servo_kept_limp_on_the_wire_while_the_others_hold(sim_board, bus_link, protocol):
+    board = sim_board(protocol)
+    link = bus_link(board)
+    link.wait_ready(3.0)
+    link.torque(True)
+    link.limp(3, True)
+    bus = board.firmware
+
+    def torques():
+        with bus.lock:
+            return [bus.servo(i).torque for i in IDS]
+
+    assert poll(lambda: torques() == [i != 3 for i in IDS]), torques()
+    _place(board, 3, 1500)          # limp: it stays where the hand put it
+    assert poll(lambda: _counts(link, 3) == 1500), 'its position is still reported'
+    link.set_goals({3: 2500, 4: 2500})
+    assert poll(lambda: _counts(link, 4) == 2500)
+    assert _counts(link, 3) == 1500 and torques()[2] is False

@@ -192,7 +192,8 @@ def test_error_bits_and_readings_come_back_in_words_and_units(protocol):
     wire = _admitted(protocol)
     servo = wire.servo(4)
     servo.error_bits = 0x24 if protocol is Protocol.DYNAMIXEL else 0x20
-    servo.temperature_c, servo.voltage_v = 61.0, 11.3
+    servo.heat.ambient_c = servo.temperature_c = 61.0      # steady there: a hot enclosure
+    servo.voltage_v = 11.3
     wire.run_for(1.5)                      # telemetry visits every servo within 0.6 s
     condition = wire.scheduler.conditions()[4]
     assert 'overload' in condition.error_words
@@ -343,3 +344,25 @@ def test_a_goal_stream_with_feedback_leaves_no_reference_cycles(protocol):
             wire.scheduler.set_goals({1: 2048 + tick % 50}, 0.002)
             wire.run_until(start + (tick + 1) * 0.005)
     assert found[0] == 0
+
+
+@BUSES
+def test_the_voltage_range_is_the_limit_registers_read_at_admission_else_the_datasheet(
+        protocol):
+    wire = BusWire(protocol)
+    table = wire.table
+    if protocol is Protocol.DYNAMIXEL:
+        servo = wire.servo(5)
+        for register, tenths in ((table.min_voltage_limit, 100), (table.max_voltage_limit, 130)):
+            servo.write(register.address, register.encode(tenths), 0.0)
+    wire.connect()
+    wire.run_for(0.3)
+    condition = wire.scheduler.conditions()[5]
+    if protocol is Protocol.DYNAMIXEL:
+        assert condition.voltage_range_v == pytest.approx((10.0, 13.0))
+        assert condition.voltage_range_source == 'its voltage limit registers'
+        assert wire.scheduler.conditions()[4].voltage_range_v == pytest.approx((6.0, 14.0))
+    else:
+        assert table.min_voltage_limit is None
+        assert condition.voltage_range_v == (4.0, 14.0)
+        assert condition.voltage_range_source == 'the STS3215 datasheet'

@@ -21,6 +21,7 @@ Feetech's STS memory table (doc.feetech.cn, "FT-SMS-STS emanual"; units: voltage
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 import enum
+import math
 from typing import Optional
 
 
@@ -155,6 +156,9 @@ class ControlTable:
     ``torque_on_at_power_up`` says whether the arm is stiff before any host has spoken to it.
     ``speed_unit_counts_per_s`` is one unit of ``goal_speed`` (STS3215 Goal_Velocity: steps/s,
     1; Dynamixel X Profile_Velocity: 0.229 rev/min, 15.6 counts/s).
+    ``min_voltage_limit``/``max_voltage_limit`` are the input-voltage limit registers (in
+    ``voltage_unit_v``), read at admission; ``voltage_range_v`` the datasheet's input range,
+    used where the table has no such registers [V].
     ``extra`` holds further registers a simulated servo models (settings the driver leaves
     alone); ``power_up`` the register values, by name, a new servo of this model starts with.
     """
@@ -184,6 +188,9 @@ class ControlTable:
     moving: Optional[Register] = None
     torque_limit: Optional[Register] = None
     torque_limit_full: int = 0
+    min_voltage_limit: Optional[Register] = None
+    max_voltage_limit: Optional[Register] = None
+    voltage_range_v: tuple[float, float] = (0.0, math.inf)
     extra: tuple[Register, ...] = ()
     power_up: Mapping[str, int] = field(default_factory=dict)
     speed_unit_counts_per_s: float = 1.0
@@ -241,6 +248,8 @@ STS3215 = ControlTable(
     position_max=4095,
     voltage_unit_v=0.1,
     load_unit_percent=0.1,
+    # Sold as a 7.4 V and a 12 V variant (the SO-101 follower's): 4 V to 14 V covers both.
+    voltage_range_v=(4.0, 14.0),
     torque_on_at_power_up=True,     # issue 23 / bus contract decision 5: the arm is stiff
     memory_size=87,                 # addresses 0..86: version, EEPROM, RAM, factory bytes
     model_number_register=_reg('Model_Number', 3, 2, Storage.EEPROM),
@@ -284,6 +293,7 @@ AX12 = ControlTable(
     position_max=1023,
     voltage_unit_v=0.1,
     load_unit_percent=100 / 1023,
+    voltage_range_v=(9.0, 12.0),        # AX-12A: 9 V to 12 V (recommended 11.1 V)
     torque_on_at_power_up=False,
     memory_size=50,
     model_number_register=_reg('Model_Number', 0, 2, Storage.EEPROM),
@@ -352,6 +362,8 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
         # control mode (Operating Mode 3); 885 at power-up, the factory PWM Limit.
         torque_limit=_x_reg('Goal_PWM', 100, 2, signed=True),
         torque_limit_full=885,
+        max_voltage_limit=_x_reg('Max_Voltage_Limit', 32, 2, eeprom),     # 0.1 V
+        min_voltage_limit=_x_reg('Min_Voltage_Limit', 34, 2, eeprom),
         present_load=load,
         present_speed=_x_reg('Present_Velocity', 128, 4, signed=True),
         present_position=_x_reg('Present_Position', 132, 4, signed=True),
@@ -364,8 +376,6 @@ def _x_series(model: str, model_number: int, *, load: Register, load_unit_percen
                _x_reg('Drive_Mode', 10, 1, eeprom),
                _x_reg('Operating_Mode', 11, 1, eeprom),
                _x_reg('Temperature_Limit', 31, 1, eeprom),
-               _x_reg('Max_Voltage_Limit', 32, 2, eeprom),
-               _x_reg('Min_Voltage_Limit', 34, 2, eeprom),
                _x_reg('PWM_Limit', 36, 2, eeprom),
                _x_reg('Velocity_Limit', 44, 4, eeprom),
                _x_reg('Shutdown', 63, 1, eeprom),
