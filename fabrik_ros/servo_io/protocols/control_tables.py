@@ -248,7 +248,9 @@ STS3215 = ControlTable(
     position_max=4095,
     voltage_unit_v=0.1,
     load_unit_percent=0.1,
-    # Sold as a 7.4 V and a 12 V variant (the SO-101 follower's): 4 V to 14 V covers both.
+    # Sold as a 7.4 V and a 12 V variant (the SO-101 follower's): a guard wide enough for both,
+    # not either's datasheet range. Its own Max/Min_Voltage_Limit registers (14 and 15, 0.1 V)
+    # are not read yet.
     voltage_range_v=(4.0, 14.0),
     torque_on_at_power_up=True,     # issue 23 / bus contract decision 5: the arm is stiff
     memory_size=87,                 # addresses 0..86: version, EEPROM, RAM, factory bytes
