@@ -174,6 +174,9 @@ class GripperDrive:
             return 'the servos are detached (~/enable false)'
         if driver.phase is not Phase.RUNNING:
             return f'the servos are {driver.phase.value}: the board is not connected or ready'
+        if self._index in driver.detached_for_heat:
+            return (f'the {self.name} servo is detached for overheating (let it cool, then '
+                    '~/enable false and true)')
         return ''
 
     def _where(self, now_s: float) -> tuple[float, Optional[float]]:

@@ -117,6 +117,18 @@ def _bus_at(rig, drive, position):
     rig.output.reported = tuple(units)
 
 
+def test_a_gripper_detached_for_overheating_ends_its_goal_and_refuses_the_next():
+    rig, drive, _ = _drive()
+    drive.start('a', GripperGoal(0.9))
+    _run(rig, drive, 0.1)
+    rig.output.temps = (30.0,) * 5 + (70.0,)     # the gripper, sixth, above the error limit
+    _run(rig, drive, 0.5)
+    [end] = drive.take_ends()
+    assert not end.state.reached_goal
+    assert 'detached for overheating' in end.message, end.message
+    assert 'detached for overheating' in drive.start('b', GripperGoal(0.5))
+
+
 def test_a_bus_gripper_is_silent_when_its_link_says_so_not_when_a_report_is_late():
     rig, drive, _ = _drive()
     _bus_at(rig, drive, 0.6)
