@@ -46,7 +46,7 @@ LOAD_ERROR_PERCENT = 95.0
 # means the supply cannot carry the load (the common fault of an arm on a small adapter); the
 # servo's own input-voltage error bit is an ERROR, and so is a voltage outside the range the
 # servo takes: its input-voltage limit registers where it has them (Dynamixel X, read at
-# admission), else its datasheet's (STS3215 4 to 14 V).
+# admission), else the range set for its model (ControlTable.voltage_range_v).
 VOLTAGE_SAG_WARN = 0.15
 # A report older than this is not current (joint_states then show the command). Not a count
 # of feedback periods (3 at 50 Hz = 60 ms, which a loaded host overran, and joint_states

@@ -26,7 +26,7 @@ class ServoCondition:
     :param model: the model its model number names ('' before it was read)
     :param stamp_s: when the readings were taken [s]
     :param voltage_range_v: the supply voltages it takes [V]: its input-voltage limit
-        registers as read at admission, else its model's datasheet range; None: unknown
+        registers as read at admission, else the range set for its model; None: unknown
     :param voltage_range_source: where that range comes from, for a person
     :param hardware_errors: the hardware error it reports, in words (Dynamixel: its
         Hardware Error Status, or the alert bit before that register was read); () when

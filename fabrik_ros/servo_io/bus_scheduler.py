@@ -334,7 +334,7 @@ def _voltage_range(servo: ServoRecord) -> tuple[Optional[tuple[float, float]], s
     low, high = servo.table.voltage_range_v
     if not servo.model or (low <= 0.0 and high == math.inf):
         return None, ''
-    return (low, high), f'the {servo.model} datasheet'
+    return (low, high), f'the range set for the {servo.model} model'
 
 
 def _checked_offsets(ids: Sequence[int], table: ControlTable,

@@ -271,7 +271,7 @@ def test_a_voltage_outside_the_servos_range_is_an_error_naming_the_voltage_and_t
         _servo(board, 3).voltage_v = 15.0
     assert poll(lambda: output.health()[2].level is HealthLevel.ERROR, 5.0), output.health()[2]
     source = ('its voltage limit registers' if protocol is Protocol.DYNAMIXEL
-              else 'the STS3215 datasheet')
+              else 'the range set for the STS3215 model')
     low = 6.0 if protocol is Protocol.DYNAMIXEL else 4.0      # XL430-W250 Min_Voltage_Limit 60
     assert output.health()[2].message == (f'voltage 15.0 V outside its range {low:g} to 14 V '
                                           f'({source})')

@@ -365,4 +365,4 @@ def test_the_voltage_range_is_the_limit_registers_read_at_admission_else_the_dat
     else:
         assert table.min_voltage_limit is None
         assert condition.voltage_range_v == (4.0, 14.0)
-        assert condition.voltage_range_source == 'the STS3215 datasheet'
+        assert condition.voltage_range_source == 'the range set for the STS3215 model'

@@ -157,7 +157,7 @@ class ControlTable:
     ``speed_unit_counts_per_s`` is one unit of ``goal_speed`` (STS3215 Goal_Velocity: steps/s,
     1; Dynamixel X Profile_Velocity: 0.229 rev/min, 15.6 counts/s).
     ``min_voltage_limit``/``max_voltage_limit`` are the input-voltage limit registers (in
-    ``voltage_unit_v``), read at admission; ``voltage_range_v`` the datasheet's input range,
+    ``voltage_unit_v``), read at admission; ``voltage_range_v`` the input range assumed,
     used where the table has no such registers [V].
     ``extra`` holds further registers a simulated servo models (settings the driver leaves
     alone); ``power_up`` the register values, by name, a new servo of this model starts with.
